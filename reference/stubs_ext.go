@@ -1,0 +1,18 @@
+package reference
+
+import "github.com/scatterconf/scatter"
+
+// Temporary stubs, replaced by torch_scatter.go and fsharp.go.
+
+func planTorchScatterAdd(c scatter.TorchScatterAdd, prof scatter.Profile) (*plan, errs) {
+	return nil, notYet()
+}
+func planTorchScatter(c scatter.TorchScatter, prof scatter.Profile) (*plan, errs) {
+	return nil, notYet()
+}
+func planTensorScatter(c scatter.TensorScatter, prof scatter.Profile) (*plan, errs) {
+	return nil, notYet()
+}
+func planTensorGather(c scatter.TensorGather, prof scatter.Profile) (*plan, errs) {
+	return nil, notYet()
+}
