@@ -3,6 +3,7 @@ package scatter
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -369,7 +370,18 @@ func FormatAt(data any, i int) string {
 	case []uint8, []int8, []int16, []int32:
 		return fmt.Sprint(int64(Float64At(data, i)))
 	}
-	return Float(Float64At(data, i)).String()
+	s := Float(Float64At(data, i)).String()
+	switch data.(type) {
+	case []float32, []Float16, []BFloat16:
+		// the shortest form that reads back as the same float32
+		if f := float32(Float64At(data, i)); !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) {
+			s = strconv.FormatFloat(float64(f), 'g', -1, 32)
+			if !strings.ContainsAny(s, ".en") {
+				s += ".0"
+			}
+		}
+	}
+	return s
 }
 
 // String writes a valid tensor as a nested list with its dtype and shape,

@@ -73,6 +73,11 @@ func (k kind) String() string {
 type meanRule struct {
 	countSelf  bool // scatter_reduce/index_reduce with include_self; false for torch_scatter
 	clampBelow bool // torch_scatter: count < 1 becomes 1; torch: only count == 0 does
+	// perStep: a 16-bit float count grows by one rounded addition at a time
+	// (it saturates: float16 at 2048, bfloat16 at 256), as in PyTorch 1.13;
+	// false: the exact count is converted once (PyTorch 2's float32 opmath
+	// buffer and int64 counts).
+	perStep bool
 }
 
 // argRule describes torch_scatter's min/max argument output (int64, the
@@ -81,9 +86,10 @@ type meanRule struct {
 type argRule struct {
 	dimPos   []int // for each src position, its coordinate along dim
 	sentinel int64
-	// masked: out was not given, so init holds the type's lowest (max) or
-	// highest (min) value, and every output still equal to it afterwards
-	// becomes 0 (its arg stays the sentinel).
+	// masked: out was not given. Then init is zeros (what an element that
+	// receives nothing ends as), plan.self is false, each group starts from
+	// the dtype's finite lowest (max) or highest (min) value, and a group
+	// whose result still equals that start becomes 0 with the sentinel arg.
 	masked bool
 }
 

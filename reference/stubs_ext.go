@@ -16,3 +16,9 @@ func planTensorScatter(c scatter.TensorScatter, prof scatter.Profile) (*plan, er
 func planTensorGather(c scatter.TensorGather, prof scatter.Profile) (*plan, errs) {
 	return nil, notYet()
 }
+
+func notYet() errs {
+	var e errs
+	e.add(scatter.ErrNotSupported, "not yet written")
+	return e
+}

@@ -1,0 +1,286 @@
+package reference
+
+import (
+	"math"
+
+	"github.com/scatterconf/scatter"
+)
+
+// nd is ATen's ensure_nonempty_dim: a 0-d tensor counts as 1-d.
+func nd(t scatter.Tensor) int { return max(t.Dim(), 1) }
+
+// sizeAt is ATen's ensure_nonempty_size: a 0-d tensor has size 1 in dim 0.
+func sizeAt(t scatter.Tensor, d int) int {
+	if t.Dim() == 0 {
+		return 1
+	}
+	return t.Shape[d]
+}
+
+// wrapDim is ATen's maybe_wrap_dim against a tensor of n dims (0-d wraps as
+// 1-d): dim in [-max(n,1), max(n,1)-1] becomes non-negative; anything else
+// is ErrDimOutOfRange.
+//
+//	IndexError: Dimension out of range (expected to be in range of [-n, n-1], but got d)
+func wrapDim(dim, n int) (int, *scatter.Error) {
+	m := max(n, 1)
+	if dim < -m || dim >= m {
+		return 0, scatter.Errorf(scatter.ErrDimOutOfRange,
+			"Dimension out of range (expected to be in range of [%d, %d], but got %d)", -m, m-1, dim)
+	}
+	if dim < 0 {
+		dim += m
+	}
+	return dim, nil
+}
+
+// checkTensor validates one named tensor of a call.
+func checkTensor(e *errs, name string, t scatter.Tensor) bool {
+	if err := t.Validate(); err != nil {
+		e.add(scatter.ErrInvalidArgument, "%s: %s", name, scatter.CodeOf(err).String()+": "+err.(*scatter.Error).Msg)
+		return false
+	}
+	return true
+}
+
+// indexValues returns the elements of an int32 or int64 tensor in
+// row-major order, widened to int64.
+func indexValues(t scatter.Tensor) []int64 {
+	switch t.DType() {
+	case scatter.DTInt64:
+		v, _ := scatter.Values[int64](t)
+		return v
+	case scatter.DTInt32:
+		v, _ := scatter.Values[int32](t)
+		w := make([]int64, len(v))
+		for i, x := range v {
+			w[i] = int64(x)
+		}
+		return w
+	}
+	return nil
+}
+
+// unravel returns the multi-index of row-major position p in shape.
+func unravel(p int, shape []int) []int {
+	idx := make([]int, len(shape))
+	for d := len(shape) - 1; d >= 0; d-- {
+		if shape[d] > 0 {
+			idx[d] = p % shape[d]
+			p /= shape[d]
+		}
+	}
+	return idx
+}
+
+// ravel returns the row-major position of idx in shape.
+func ravel(idx, shape []int) int {
+	p := 0
+	for d := range shape {
+		p = p*shape[d] + idx[d]
+	}
+	return p
+}
+
+// shapeOrScalar returns t's shape, with a 0-d tensor seen as [1].
+func shapeOrScalar(t scatter.Tensor) []int {
+	if t.Dim() == 0 {
+		return []int{1}
+	}
+	return t.Shape
+}
+
+// fill returns a contiguous tensor of dtype dt and shape shape whose every
+// element is the element at position 0 of the contiguous one-element v.
+func fill(dt scatter.DType, shape []int, v scatter.Tensor) scatter.Tensor {
+	n, _ := scatter.NumElements(shape)
+	t := scatter.Tensor{Shape: append([]int{}, shape...), Data: scatter.MakeData(dt, n)}
+	for i := 0; i < n; i++ {
+		copyElem(t.Data, i, v.Data, 0)
+	}
+	return t
+}
+
+// copyElem sets dst[i] = src[j] for two slices of the same element type.
+func copyElem(dst any, i int, src any, j int) {
+	switch d := dst.(type) {
+	case []bool:
+		d[i] = src.([]bool)[j]
+	case []uint8:
+		d[i] = src.([]uint8)[j]
+	case []int8:
+		d[i] = src.([]int8)[j]
+	case []int16:
+		d[i] = src.([]int16)[j]
+	case []int32:
+		d[i] = src.([]int32)[j]
+	case []int64:
+		d[i] = src.([]int64)[j]
+	case []scatter.Float16:
+		d[i] = src.([]scatter.Float16)[j]
+	case []scatter.BFloat16:
+		d[i] = src.([]scatter.BFloat16)[j]
+	case []float32:
+		d[i] = src.([]float32)[j]
+	case []float64:
+		d[i] = src.([]float64)[j]
+	}
+}
+
+// convertScalar is c10's checked Scalar::to<T>() into dtype dt, returning a
+// one-element contiguous tensor, or ErrValueOverflow:
+//
+//	value cannot be converted to type T without overflow
+//
+// c10's overflows<To, From>: from a bool, never; from an int, below lowest
+// or above max, except that an unsigned target takes negative ints down to
+// -max (two's complement wrap: uint8 -1 is 255); from a float, ±inf is fine
+// when the target has infinities, NaN fails where it has none, and any
+// finite value below lowest or above max fails (float16 70000. fails, it
+// does not round to inf). The conversion itself: float to integer truncates
+// toward zero; float to a 16-bit float rounds to nearest even; to bool, any
+// non-zero is true.
+func convertScalar(s scatter.Scalar, dt scatter.DType) (scatter.Tensor, *scatter.Error) {
+	out := scatter.Tensor{Shape: []int{}, Data: scatter.MakeData(dt, 1)}
+	overflow := func() (scatter.Tensor, *scatter.Error) {
+		return scatter.Tensor{}, scatter.Errorf(scatter.ErrValueOverflow,
+			"value cannot be converted to type %s without overflow", cTypeName(dt))
+	}
+	lo, hi := dtypeRange(dt)
+	switch {
+	case s.IsBool():
+	case s.IsFloat():
+		f := s.Float64()
+		switch {
+		case math.IsInf(f, 0) && dt.IsFloat():
+		case math.IsNaN(f):
+			if !dt.IsFloat() {
+				return overflow()
+			}
+		case f < lo || f > hi:
+			return overflow()
+		}
+	default:
+		i := s.Int64()
+		if dt == scatter.DTUint8 || dt == scatter.DTBool {
+			// unsigned target from a signed int: negative values down to -max wrap
+			if float64(i) > hi || (i < 0 && -float64(i) > hi) {
+				return overflow()
+			}
+		} else if dt.IsInt() {
+			if float64(i) < lo || float64(i) > hi || !intFits(i, dt) {
+				return overflow()
+			}
+		} else if float64(i) < lo || float64(i) > hi {
+			return overflow()
+		}
+	}
+	switch d := out.Data.(type) {
+	case []bool:
+		if s.IsFloat() {
+			d[0] = s.Float64() != 0
+		} else {
+			d[0] = s.Int64() != 0
+		}
+	case []float64:
+		d[0] = s.Float64()
+	case []float32:
+		d[0] = float32(s.Float64())
+	case []scatter.Float16:
+		d[0] = scatter.Float16FromFloat64(s.Float64())
+	case []scatter.BFloat16:
+		d[0] = scatter.BFloat16FromFloat64(s.Float64())
+	default:
+		var i int64
+		if s.IsFloat() {
+			i = int64(math.Trunc(s.Float64()))
+		} else {
+			i = s.Int64()
+		}
+		setInt(out.Data, 0, i)
+	}
+	return out, nil
+}
+
+// intFits reports whether i is inside dt's range exactly (float64
+// comparisons lose precision near int64's limits).
+func intFits(i int64, dt scatter.DType) bool {
+	switch dt {
+	case scatter.DTInt8:
+		return i >= math.MinInt8 && i <= math.MaxInt8
+	case scatter.DTInt16:
+		return i >= math.MinInt16 && i <= math.MaxInt16
+	case scatter.DTInt32:
+		return i >= math.MinInt32 && i <= math.MaxInt32
+	}
+	return true
+}
+
+// setInt stores i, wrapped, into integer slice data at position p.
+func setInt(data any, p int, i int64) {
+	switch d := data.(type) {
+	case []uint8:
+		d[p] = uint8(i)
+	case []int8:
+		d[p] = int8(i)
+	case []int16:
+		d[p] = int16(i)
+	case []int32:
+		d[p] = int32(i)
+	case []int64:
+		d[p] = i
+	case []bool:
+		d[p] = i != 0
+	}
+}
+
+// dtypeRange returns numeric_limits<T>::lowest() and max() as float64.
+func dtypeRange(dt scatter.DType) (lo, hi float64) {
+	switch dt {
+	case scatter.DTBool:
+		return 0, 1
+	case scatter.DTUint8:
+		return 0, math.MaxUint8
+	case scatter.DTInt8:
+		return math.MinInt8, math.MaxInt8
+	case scatter.DTInt16:
+		return math.MinInt16, math.MaxInt16
+	case scatter.DTInt32:
+		return math.MinInt32, math.MaxInt32
+	case scatter.DTInt64:
+		return math.MinInt64, math.MaxInt64
+	case scatter.DTFloat16:
+		return -65504, 65504
+	case scatter.DTBFloat16:
+		m := scatter.BFloat16(0x7f7f).Float64()
+		return -m, m
+	case scatter.DTFloat32:
+		return -math.MaxFloat32, math.MaxFloat32
+	}
+	return -math.MaxFloat64, math.MaxFloat64
+}
+
+// cTypeName is the C++ type name PyTorch's messages use.
+func cTypeName(dt scatter.DType) string {
+	switch dt {
+	case scatter.DTUint8:
+		return "uint8_t"
+	case scatter.DTInt8:
+		return "int8_t"
+	case scatter.DTInt16:
+		return "int16_t"
+	case scatter.DTInt32:
+		return "int"
+	case scatter.DTInt64:
+		return "int64_t"
+	case scatter.DTFloat16:
+		return "c10::Half"
+	case scatter.DTBFloat16:
+		return "c10::BFloat16"
+	case scatter.DTFloat32:
+		return "float"
+	case scatter.DTFloat64:
+		return "double"
+	}
+	return "bool"
+}

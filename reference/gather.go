@@ -1,0 +1,65 @@
+package reference
+
+import "github.com/scatterconf/scatter"
+
+// planGather: torch.gather(input, dim, index) (SEMANTICS.md §7).
+//
+//	out[p] = input[p with p[dim] = index[p]],  out.shape = index.shape, out.dtype = input.dtype
+//
+// dim wraps against input first. An empty index returns an empty tensor of
+// index's shape with no other check (even a float index of another rank).
+// Otherwise: the index dtype (int64; int32 too under torch-2), equal ranks
+// (0-d as 1-d), index.size(d) <= input.size(d) for d != dim, then every
+// value in [0, input.size(dim)), never wrapped.
+func planGather(c scatter.Gather, prof scatter.Profile) (*plan, errs) {
+	var e errs
+	if !checkTensor(&e, "input", c.Input) || !checkTensor(&e, "index", c.Index) {
+		return nil, e
+	}
+	dim, derr := wrapDim(c.Dim, c.Input.Dim())
+	if derr != nil {
+		e = append(e, derr)
+		return nil, e
+	}
+	dt := c.Input.DType()
+	n := c.Index.NumEl()
+	out := scatter.Tensor{Shape: append([]int{}, c.Index.Shape...), Data: scatter.MakeData(dt, n)}
+	p := &plan{dtype: dt, shape: out.Shape, init: out, src: c.Input.Contiguous(), kind: kAssign}
+	if n == 0 {
+		return p, nil
+	}
+	if !indexDTypeOK(c.Index.DType(), prof) {
+		if int64Only(prof) {
+			e.add(scatter.ErrIndexDType, "gather(): Expected dtype int64 for index")
+		} else {
+			e.add(scatter.ErrIndexDType, "gather(): Expected dtype int32/int64 for index")
+		}
+	}
+	if nd(c.Input) != nd(c.Index) {
+		e.add(scatter.ErrShapeMismatch, "Index tensor must have the same number of dimensions as input tensor")
+		return nil, e
+	}
+	for d := 0; d < nd(c.Input); d++ {
+		if d != dim && sizeAt(c.Index, d) > sizeAt(c.Input, d) {
+			e.add(scatter.ErrShapeMismatch, "Size does not match at dimension %d expected index %v to be smaller than self %v apart from dimension %d",
+				d, c.Index.Shape, c.Input.Shape, dim)
+			break
+		}
+	}
+	if len(e) > 0 {
+		return nil, e
+	}
+	ishape := shapeOrScalar(c.Index)
+	inShape := shapeOrScalar(c.Input)
+	size := inShape[dim]
+	for q, v := range indexValues(c.Index) {
+		if v < 0 || v >= int64(size) {
+			e.add(scatter.ErrIndexOutOfRange, "index %d is out of bounds for dimension %d with size %d", v, dim, size)
+			return nil, e
+		}
+		idx := unravel(q, ishape)
+		idx[dim] = int(v)
+		p.groups = append(p.groups, group{out: q, srcs: []int{ravel(idx, inShape)}})
+	}
+	return p, nil
+}
