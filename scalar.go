@@ -3,6 +3,7 @@ package scatter
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Scalar is a Python number passed to an operation (scatter's value,
@@ -77,13 +78,18 @@ func (s Scalar) String() string {
 		case math.IsInf(s.f, -1):
 			return "-inf"
 		}
-		str := strconv.FormatFloat(s.f, 'g', -1, 64)
-		for _, c := range str {
-			if c == '.' || c == 'e' || c == 'n' || c == 'I' {
-				return str
-			}
+		// Python's repr: the shortest digits, in exponent form when the
+		// decimal exponent is below -4 or at least 16 (Go's shortest 'g'
+		// switches at 6: 1e+06 where Python writes 1000000.0).
+		str := strconv.FormatFloat(s.f, 'e', -1, 64)
+		if exp, _ := strconv.Atoi(str[strings.LastIndexByte(str, 'e')+1:]); exp < -4 || exp >= 16 {
+			return str
 		}
-		return str + ".0"
+		str = strconv.FormatFloat(s.f, 'f', -1, 64)
+		if !strings.Contains(str, ".") {
+			str += ".0"
+		}
+		return str
 	}
 	return strconv.FormatInt(s.i, 10)
 }

@@ -1,0 +1,313 @@
+// Package spec is the table-driven part of the conformance suite: every
+// example printed in the documentation the project follows (examples.go),
+// every shape and dtype rule as a pair of calls, one that keeps it and one
+// that breaks it (rules.go), and the verified edge cases of SEMANTICS.md §12
+// (edge_cases.go). Each entry is a Case: a call and PyTorch's outcome.
+//
+// Any backend runs the whole table from its own tests with one line:
+//
+//	var _ = spec.DescribeBackend(spec.Target{Backend: mybackend.New(), Profile: scatter.Torch2})
+//
+// and any other harness (the scattercheck command) can use Cases,
+// Target.SkipReason and CheckCase directly, which return plain values and
+// errors and need no Ginkgo.
+package spec
+
+import (
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/reference"
+)
+
+// Target is a backend to check and the truth it is judged against.
+type Target struct {
+	Backend scatter.Backend
+	// Profile is the PyTorch version whose behaviour is the truth.
+	Profile scatter.Profile
+	// Level is the least level the backend is judged at. A backend whose
+	// Info claims Deterministic promises bit-exactness with the canonical
+	// order and is always judged Strict, whatever Level says; one that does
+	// not is judged at Level (the zero value, Conformant, unless set to
+	// Strict). To judge a deterministic backend at the conformant level,
+	// hand in a wrapper whose Info does not claim Deterministic: the claim
+	// belongs to the backend, not to the harness.
+	Level scatter.Level
+}
+
+// JudgeLevel returns the level t's backend is judged at: Strict when the
+// backend claims Deterministic or t.Level is Strict, Conformant otherwise.
+func (t Target) JudgeLevel() scatter.Level {
+	if t.Level == scatter.Strict || t.Backend.Info().Deterministic {
+		return scatter.Strict
+	}
+	return scatter.Conformant
+}
+
+// Cases returns every case of the spec, fresh (no two calls share memory
+// with an earlier result of Cases): the documented examples, the rule pairs
+// and the verified edge cases of SEMANTICS.md §12.
+func Cases() []Case {
+	var cs []Case
+	cs = append(cs, examples()...)
+	cs = append(cs, rules()...)
+	cs = append(cs, edgeCases()...)
+	return cs
+}
+
+// SkipReason says why case c does not apply to t, or returns "" when it
+// does: the backend is unavailable here, the case's truth belongs to other
+// profiles, or the backend does not claim the case's operation or one of the
+// dtypes of its data tensors (self or input, src or source, out).
+func (t Target) SkipReason(c Case) string {
+	info := t.Backend.Info()
+	if info.Unavailable != "" {
+		return fmt.Sprintf("backend %s is unavailable: %s", info.Name, info.Unavailable)
+	}
+	if c.Profiles != nil && !slices.Contains(c.Profiles, t.Profile) {
+		return fmt.Sprintf("the case's truth is that of %v, not of %v", c.Profiles, t.Profile)
+	}
+	op := c.Call.Op()
+	if info.Ops != nil && !slices.Contains(info.Ops, op) {
+		return fmt.Sprintf("backend %s does not claim %s", info.Name, op)
+	}
+	for _, dt := range dataDTypes(c.Call) {
+		if !info.Claims(op, dt) {
+			return fmt.Sprintf("backend %s does not claim %s on %v", info.Name, op, dt)
+		}
+	}
+	return ""
+}
+
+// dataDTypes returns the dtypes of a call's data tensors (not its indices),
+// each once.
+func dataDTypes(c scatter.Call) []scatter.DType {
+	var ts []scatter.Tensor
+	switch c := c.(type) {
+	case scatter.Scatter:
+		ts = []scatter.Tensor{c.Self, c.Src}
+	case scatter.ScatterAdd:
+		ts = []scatter.Tensor{c.Self, c.Src}
+	case scatter.ScatterReduce:
+		ts = []scatter.Tensor{c.Self, c.Src}
+	case scatter.IndexReduce:
+		ts = []scatter.Tensor{c.Self, c.Source}
+	case scatter.Gather:
+		ts = []scatter.Tensor{c.Input}
+	case scatter.TorchScatterAdd:
+		ts = []scatter.Tensor{c.Src, c.Out}
+	case scatter.TorchScatter:
+		ts = []scatter.Tensor{c.Src, c.Out}
+	case scatter.TensorScatter:
+		ts = []scatter.Tensor{c.Src}
+	case scatter.TensorGather:
+		ts = []scatter.Tensor{c.Src}
+	}
+	var dts []scatter.DType
+	for _, t := range ts {
+		if !t.IsZero() && !slices.Contains(dts, t.DType()) {
+			dts = append(dts, t.DType())
+		}
+	}
+	return dts
+}
+
+// Failure is the report of a case that failed on a target. Its Error text
+// names the case, where its truth comes from, the target, the call, and
+// each problem found (the judge's reports among them).
+type Failure struct {
+	Case     string
+	Source   string
+	Target   string // backend name and version, profile, level
+	Call     string
+	Problems []string
+}
+
+func (f *Failure) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "case %s\n  source: %s\n  target: %s\n  call:   %s", f.Case, f.Source, f.Target, f.Call)
+	for i, p := range f.Problems {
+		fmt.Fprintf(&b, "\n%d. %s", i+1, indent(p, "   "))
+	}
+	return b.String()
+}
+
+func indent(s, pad string) string { return strings.ReplaceAll(s, "\n", "\n"+pad) }
+
+// CheckCase runs case c on t's backend and returns nil when everything
+// holds, or a *Failure listing what does not:
+//
+//  1. the judge (reference.Expect under t.Profile) accepts the case's own
+//     recorded outcome, Want/WantArg or WantErr, at the strict level: the
+//     oracle agrees with PyTorch;
+//  2. the backend does not panic, does not answer ErrNotSupported (the call
+//     is claimed), and leaves every tensor it was given unchanged, bit for
+//     bit over the whole of its data;
+//  3. the judge accepts the backend's outcome at t.JudgeLevel();
+//  4. unless c.OneOf, the outcome is the recorded one: Out equals Want (and
+//     Arg equals WantArg) by value, NaN equal to NaN and -0 equal to +0
+//     unless c.SignedZeros; an expected error has exactly code WantErr at
+//     the strict level, or any code the judge allows at the conformant one.
+//
+// CheckCase does not skip: call t.SkipReason first.
+func CheckCase(t Target, c Case) error {
+	info := t.Backend.Info()
+	lvl := t.JudgeLevel()
+	f := &Failure{
+		Case:   c.Name,
+		Source: c.Source,
+		Target: fmt.Sprintf("%s %s, %v, %v", info.Name, info.Version, t.Profile, lvl),
+		Call:   describeCall(c.Call),
+	}
+	problem := func(format string, args ...any) { f.Problems = append(f.Problems, fmt.Sprintf(format, args...)) }
+
+	// The judge sees a copy nobody else touches.
+	exp := reference.Expect(cloneCall(c.Call), t.Profile)
+
+	// 1. The oracle against the recorded truth.
+	if err := exp.Check(scatter.Strict, recordedResult(c), recordedErr(c)); err != nil {
+		problem("the oracle rejects the recorded outcome (%s) at the strict level: reference/ or this case is wrong:\n%v",
+			describeRecorded(c), err)
+	}
+
+	// 2. Run the backend on a copy, so that a backend that writes to its
+	// inputs neither corrupts the table nor escapes notice.
+	given := cloneCall(c.Call)
+	before := cloneCall(given)
+	res, err, panicked := runGuarded(t.Backend, given)
+	if panicked != "" {
+		problem("the backend panicked:\n%s", panicked)
+		return f
+	}
+	if d := diffCall(before, given); d != "" {
+		problem("the backend modified its input tensors:\n%s", d)
+	}
+	if scatter.CodeOf(err) == scatter.ErrNotSupported {
+		problem("the backend answered unsupported for a call it claims: %v", err)
+		return f
+	}
+
+	// 3. The judge on the backend's outcome.
+	if jerr := exp.Check(lvl, res, err); jerr != nil {
+		problem("the judge rejects the backend's outcome at the %v level:\n%v", lvl, jerr)
+	}
+
+	// 4. The recorded outcome itself.
+	if !c.OneOf {
+		if p := diffRecorded(c, lvl, exp, res, err); p != "" {
+			problem("the outcome differs from PyTorch's recorded one (%s):\n%s", describeRecorded(c), p)
+		}
+	}
+	if len(f.Problems) > 0 {
+		return f
+	}
+	return nil
+}
+
+// recordedResult and recordedErr are the case's own outcome as a backend
+// would give it.
+func recordedResult(c Case) scatter.Result {
+	if c.WantErr != 0 {
+		return scatter.Result{}
+	}
+	return scatter.Result{Out: c.Want, Arg: c.WantArg}
+}
+
+func recordedErr(c Case) error {
+	if c.WantErr == 0 {
+		return nil
+	}
+	return scatter.Errorf(c.WantErr, "recorded: PyTorch raises %v", c.WantErr)
+}
+
+func describeRecorded(c Case) string {
+	if c.WantErr != 0 {
+		return "error " + c.WantErr.String()
+	}
+	s := "out=" + c.Want.String()
+	if !c.WantArg.IsZero() {
+		s += ", arg=" + c.WantArg.String()
+	}
+	return s
+}
+
+// diffRecorded compares an outcome with the case's recorded one; "" when
+// they agree.
+func diffRecorded(c Case, lvl scatter.Level, exp *reference.Expectation, res scatter.Result, err error) string {
+	if c.WantErr != 0 {
+		if err == nil {
+			return fmt.Sprintf("the call succeeded with out=%s; PyTorch raises %v", res.Out, c.WantErr)
+		}
+		got := scatter.CodeOf(err)
+		if got == c.WantErr {
+			return ""
+		}
+		if lvl == scatter.Conformant && slices.Contains(exp.Codes(), got) {
+			return ""
+		}
+		if lvl == scatter.Conformant {
+			return fmt.Sprintf("error code %v (%v); want %v or another code the call's broken rules allow: %v",
+				got, err, c.WantErr, exp.Codes())
+		}
+		return fmt.Sprintf("error code %v (%v); want %v, the first rule PyTorch checks", got, err, c.WantErr)
+	}
+	if err != nil {
+		return fmt.Sprintf("the call failed with %v; PyTorch returns %s", err, c.Want)
+	}
+	var ps []string
+	if d := diffValues(res.Out, c.Want, c.SignedZeros); d != "" {
+		ps = append(ps, "out: "+d)
+	}
+	if !c.WantArg.IsZero() {
+		if d := diffValues(res.Arg, c.WantArg, false); d != "" {
+			ps = append(ps, "arg: "+d)
+		}
+	}
+	return strings.Join(ps, "\n")
+}
+
+// runGuarded runs the call, turning a panic into a report with its stack.
+func runGuarded(b scatter.Backend, c scatter.Call) (res scatter.Result, err error, panicked string) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
+		}
+	}()
+	res, err = b.Run(c)
+	return res, err, ""
+}
+
+// DescribeBackend registers the spec for target t as Ginkgo specs: one
+// container named after the backend, its profile and level, holding one
+// spec per case, named by the case's Name and labelled with its Labels (and
+// the container with the profile and level). Call it at package level in a
+// _test.go file of the backend's package:
+//
+//	var _ = spec.DescribeBackend(spec.Target{Backend: b, Profile: scatter.Torch2})
+//
+// A spec is skipped, with the reason, when the backend is unavailable
+// (Info().Unavailable), when the case's Profiles exclude t.Profile, or when
+// the backend does not claim the case's operation on one of its data
+// dtypes (SkipReason). Otherwise it fails with CheckCase's report; a panic
+// inside the backend is caught and reported as the backend's failure.
+func DescribeBackend(t Target) bool {
+	info := t.Backend.Info()
+	text := fmt.Sprintf("backend %s %s under %v at the %v level", info.Name, info.Version, t.Profile, t.JudgeLevel())
+	return ginkgo.Describe(text, ginkgo.Label(t.Profile.String(), t.JudgeLevel().String()), func() {
+		for _, c := range Cases() {
+			ginkgo.It(c.Name, ginkgo.Label(c.Labels...), func() {
+				if reason := t.SkipReason(c); reason != "" {
+					ginkgo.Skip(reason)
+				}
+				if err := CheckCase(t, c); err != nil {
+					ginkgo.Fail(err.Error())
+				}
+			})
+		}
+	})
+}
