@@ -34,10 +34,20 @@ func wrapDim(dim, n int) (int, *scatter.Error) {
 	return dim, nil
 }
 
+// maxElements bounds the tensors the reference materialises. A valid view
+// may claim far more elements than memory holds (a stride-0 expand of
+// 2^60 elements); the reference rejects such a call with
+// ErrInvalidArgument instead of failing to allocate.
+const maxElements = 1 << 30
+
 // checkTensor validates one named tensor of a call.
 func checkTensor(e *errs, name string, t scatter.Tensor) bool {
 	if err := t.Validate(); err != nil {
-		e.add(scatter.ErrInvalidArgument, "%s: %s", name, scatter.CodeOf(err).String()+": "+err.(*scatter.Error).Msg)
+		e.add(scatter.ErrInvalidArgument, "%s: %s", name, err.(*scatter.Error).Msg)
+		return false
+	}
+	if n := t.NumEl(); n > maxElements {
+		e.add(scatter.ErrInvalidArgument, "%s: %d elements, more than the reference's limit of %d", name, n, maxElements)
 		return false
 	}
 	return true
@@ -134,7 +144,7 @@ func copyElem(dst any, i int, src any, j int) {
 //
 // c10's overflows<To, From>: from a bool, never; from an int, below lowest
 // or above max, except that an unsigned target takes negative ints down to
-// -max (two's complement wrap: uint8 -1 is 255); from a float, ±inf is fine
+// -max (two's complement wrap: uint8 -1 is 255); into bool, never; from a float, ±inf is fine
 // when the target has infinities, NaN fails where it has none, and any
 // finite value below lowest or above max fails (float16 70000. fails, it
 // does not round to inf). The conversion itself: float to integer truncates
@@ -148,7 +158,9 @@ func convertScalar(s scatter.Scalar, dt scatter.DType) (scatter.Tensor, *scatter
 	}
 	lo, hi := dtypeRange(dt)
 	switch {
-	case s.IsBool():
+	case s.IsBool(), dt == scatter.DTBool:
+		// bool takes every value: non-zero is true (checked on torch 1.13:
+		// 2, -1, 300, 2.5, nan and inf all give True)
 	case s.IsFloat():
 		f := s.Float64()
 		switch {
@@ -162,7 +174,7 @@ func convertScalar(s scatter.Scalar, dt scatter.DType) (scatter.Tensor, *scatter
 		}
 	default:
 		i := s.Int64()
-		if dt == scatter.DTUint8 || dt == scatter.DTBool {
+		if dt == scatter.DTUint8 {
 			// unsigned target from a signed int: negative values down to -max wrap
 			if float64(i) > hi || (i < 0 && -float64(i) > hi) {
 				return overflow()

@@ -12,7 +12,8 @@ import "github.com/scatterconf/scatter"
 // Checks, in order: the reduce name (no sum); dim against self; a vector
 // (or 0-d) index; int32/int64 index even when empty; source's dtype;
 // dim == 0 or dim < source.dim(); len(index) == source.size(dim) (1 for a
-// 0-d source). A multi-dim self then combines each source slice into its
+// 0-d source); a self of at most one dimension takes a source of at most
+// one. A multi-dim self then combines each source slice into its
 // self slice by a broadcasting binary op, so a source slice that
 // broadcasts is accepted; a self of at most one dimension takes the
 // 1-d path, element by element. Index values must lie in
@@ -65,9 +66,18 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 	}
 	numel := c.Index.NumEl()
 	if numel != sizeAt(c.Source, dim) {
+		if c.Source.Dim() == 0 {
+			// the message reads source.size(dim) of a 0-d source, which
+			// raises first
+			e.add(scatter.ErrDimOutOfRange, "Dimension specified as 0 but tensor has no dimensions")
+		}
 		e.add(scatter.ErrShapeMismatch, "index_reduce_(): Number of indices (%d) should be equal to source.size(dim) (%d), for dim: %d", numel, sizeAt(c.Source, dim), dim)
 	}
 	if len(e) > 0 {
+		return nil, e
+	}
+	if c.Self.Dim() <= 1 && c.Source.Dim() > 1 {
+		e.add(scatter.ErrShapeMismatch, "source.dim() (%d) must one or zero for given self.dim() (%d)", c.Source.Dim(), c.Self.Dim())
 		return nil, e
 	}
 

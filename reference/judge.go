@@ -1,0 +1,348 @@
+package reference
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/scatterconf/scatter"
+)
+
+// Expectation is what conforms for one call under one profile: either the
+// rules the call breaks (it must fail), or its plan, from which the judge
+// derives the canonical result (the strict level) and, for every output
+// element, the set of outcomes that any correct implementation may give
+// (the conformant level).
+//
+// The levels (ARCHITECTURE.md, "The judge"):
+//
+//   - A call that must fail conforms with an error whose code
+//     (scatter.CodeOf) is PyTorch's first broken rule (strict) or any of the
+//     broken rules (conformant). Success, an error without a code and
+//     scatter.ErrNotSupported are mismatches: a caller that lets an
+//     implementation skip the calls it does not offer must handle
+//     ErrNotSupported itself, before calling Check.
+//   - A call that must succeed conforms with no error and an Out of the
+//     expected shape and dtype (any valid strided view), and an Arg (int64,
+//     the same shape) exactly for torch_scatter min/max.
+//   - Strict: every element bit-identical to the canonical fold (the
+//     reference's result): contributions in increasing position along dim,
+//     self first, with the profile's rounding.
+//   - Conformant: untouched elements bit-identical to the initial value;
+//     integer and bool results exact; plain scatter with duplicate targets
+//     one of the candidates; float amax/amin exact up to the sign of a zero;
+//     torch_scatter min/max exact up to the sign of a zero, its arg any
+//     position of a tied winner; float sum, mean and prod inside the
+//     rigorous any-order intervals of bounds.go, with the overflow outcomes
+//     where overflow is reachable.
+//
+// NaN payloads and NaN sign bits are never compared, at either level: any
+// NaN matches any NaN.
+//
+// An Expectation is safe for concurrent use.
+type Expectation struct {
+	call  scatter.Call
+	prof  scatter.Profile
+	plan  *plan // nil when the call must fail
+	errs  errs
+	codes []scatter.Code
+	canon scatter.Result
+
+	strictOnce sync.Once
+	canonOut   []elem  // canonical Out in row-major order
+	canonArg   []int64 // canonical Arg in row-major order
+	canonBad   string  // why the canonical result cannot be used, if it cannot
+
+	confOnce sync.Once
+	groupOf  []int32   // plan.groups index of each output element; -1: untouched
+	allows   []allow   // per group
+	args     [][]int64 // per group: the args that conform (torch_scatter min/max)
+}
+
+// Expect returns what conforms for call c under profile p.
+func Expect(c scatter.Call, p scatter.Profile) *Expectation {
+	pl, es := planCall(c, p)
+	if len(es) > 0 || pl == nil {
+		return failingExpectation(c, p, es)
+	}
+	return newExpectation(c, p, pl, pl.fold())
+}
+
+// failingExpectation is the expectation of a call that breaks the rules es.
+func failingExpectation(c scatter.Call, prof scatter.Profile, es errs) *Expectation {
+	codes := es.codes()
+	if len(codes) == 0 {
+		// A planner that returns neither a plan nor a rule: the reference
+		// cannot run the call, which only an error can answer.
+		codes = []scatter.Code{scatter.ErrInvalidArgument}
+	}
+	return &Expectation{call: c, prof: prof, errs: es, codes: codes}
+}
+
+// newExpectation is the expectation of a call that succeeds with plan p and
+// canonical result canon.
+func newExpectation(c scatter.Call, prof scatter.Profile, p *plan, canon scatter.Result) *Expectation {
+	return &Expectation{call: c, prof: prof, plan: p, canon: canon}
+}
+
+// Judge is Expect(c, p).Check(lvl, res, err): nil if the outcome (res, err)
+// of call c conforms under profile p at level lvl, else a *Mismatch.
+func Judge(c scatter.Call, p scatter.Profile, lvl scatter.Level, res scatter.Result, err error) error {
+	return Expect(c, p).Check(lvl, res, err)
+}
+
+// Codes returns nil when the call succeeds, else the codes of every rule it
+// breaks, PyTorch's (the one it raises) first.
+func (e *Expectation) Codes() []scatter.Code {
+	if e.plan != nil {
+		return nil
+	}
+	return slices.Clone(e.codes)
+}
+
+// Result returns the canonical (strict) result: the reference's fold. It is
+// the zero Result when the call fails.
+func (e *Expectation) Result() scatter.Result { return e.canon }
+
+// Check returns nil if the outcome (res, err) conforms at level lvl, else a
+// *Mismatch that shows the call and up to ten offending elements with what
+// was allowed. See Expectation for the rules; an outcome answering
+// scatter.ErrNotSupported is a mismatch.
+func (e *Expectation) Check(lvl scatter.Level, res scatter.Result, err error) error {
+	if lvl != scatter.Strict {
+		lvl = scatter.Conformant
+	}
+	if e.plan == nil {
+		return e.checkError(lvl, err)
+	}
+	if e.plan.anything {
+		return nil
+	}
+	if err != nil {
+		return e.mismatch(lvl, err, "returned error "+errorName(err)+", want success")
+	}
+	if reason := e.checkLayout(res); reason != "" {
+		return e.mismatch(lvl, nil, reason)
+	}
+	bad := badElements{shape: e.plan.shape}
+	if lvl == scatter.Strict {
+		e.strictOnce.Do(e.prepareStrict)
+		if e.canonBad != "" {
+			return e.mismatch(lvl, nil, "the reference's canonical result is unusable: "+e.canonBad)
+		}
+		e.compareStrict(res, &bad)
+	} else {
+		e.confOnce.Do(e.prepareConformant)
+		e.compareConformant(res, &bad)
+	}
+	if bad.count == 0 {
+		return nil
+	}
+	m := e.mismatch(lvl, nil, fmt.Sprintf("%d of %d elements do not conform", bad.count, bad.total))
+	m.Elements, m.Count = bad.list, bad.count
+	return m
+}
+
+// checkError judges the outcome of a call that must fail.
+func (e *Expectation) checkError(lvl scatter.Level, err error) error {
+	want := e.codes
+	if lvl == scatter.Strict {
+		want = want[:1]
+	}
+	got := scatter.CodeOf(err)
+	var reason string
+	switch {
+	case err == nil:
+		reason = "succeeded, want error " + codeList(want)
+	case got == scatter.ErrNotSupported:
+		reason = "answered unsupported, want error " + codeList(want)
+	case got == 0:
+		reason = "returned an error without a code (" + err.Error() + "), want error " + codeList(want)
+	case !slices.Contains(want, got):
+		reason = "returned error " + got.String() + ", want error " + codeList(want)
+	default:
+		return nil
+	}
+	m := e.mismatch(lvl, err, reason)
+	m.Want = slices.Clone(want)
+	return m
+}
+
+// checkLayout checks the result's tensors: Out valid with the plan's dtype
+// and shape, Arg present (int64, the same shape) exactly when the plan has
+// one. It returns the first problem, or "".
+func (e *Expectation) checkLayout(res scatter.Result) string {
+	p := e.plan
+	if r := checkTensorLayout("out", res.Out, p.dtype, p.shape); r != "" {
+		return r
+	}
+	switch {
+	case p.arg != nil && res.Arg.IsZero():
+		return "no arg, want int64" + formatShape(p.shape)
+	case p.arg != nil:
+		return checkTensorLayout("arg", res.Arg, scatter.DTInt64, p.shape)
+	case !res.Arg.IsZero():
+		return "returned an arg, want none"
+	}
+	return ""
+}
+
+func checkTensorLayout(name string, t scatter.Tensor, dt scatter.DType, shape []int) string {
+	if err := t.Validate(); err != nil {
+		return name + " is not a valid tensor: " + err.Error()
+	}
+	if got := t.DType(); got != dt {
+		return fmt.Sprintf("%s has dtype %v, want %v", name, got, dt)
+	}
+	if !slices.Equal(t.Shape, shape) {
+		return fmt.Sprintf("%s has shape %s, want %s", name, formatShape(t.Shape), formatShape(shape))
+	}
+	return ""
+}
+
+// prepareStrict reads the canonical result once.
+func (e *Expectation) prepareStrict() {
+	p := e.plan
+	if r := checkTensorLayout("out", e.canon.Out, p.dtype, p.shape); r != "" {
+		e.canonBad = r
+		return
+	}
+	for _, pos := range e.canon.Out.Positions() {
+		e.canonOut = append(e.canonOut, elemAt(e.canon.Out.Data, pos))
+	}
+	if p.arg != nil {
+		if r := checkTensorLayout("arg", e.canon.Arg, scatter.DTInt64, p.shape); r != "" {
+			e.canonBad = r
+			return
+		}
+		e.canonArg, _ = scatter.Values[int64](e.canon.Arg)
+	}
+}
+
+// compareStrict compares every element with the canonical result.
+func (e *Expectation) compareStrict(res scatter.Result, bad *badElements) {
+	dt := e.plan.dtype
+	for i, pos := range res.Out.Positions() {
+		bad.total++
+		got, want := elemAt(res.Out.Data, pos), e.canonOut[i]
+		if !sameOutcome(want, got) {
+			bad.add("out", i, func() string { return formatElem(dt, got) },
+				func() string { return describeExact(dt, want, false) })
+		}
+	}
+	if e.plan.arg == nil {
+		return
+	}
+	args, _ := scatter.Values[int64](res.Arg)
+	for i, got := range args {
+		bad.total++
+		if want := e.canonArg[i]; got != want {
+			bad.add("arg", i, func() string { return fmt.Sprint(got) },
+				func() string { return fmt.Sprintf("exactly %d", want) })
+		}
+	}
+}
+
+// prepareConformant derives, once, the conformant set of every group.
+func (e *Expectation) prepareConformant() {
+	p := e.plan
+	n, _ := scatter.NumElements(p.shape)
+	e.groupOf = make([]int32, n)
+	for i := range e.groupOf {
+		e.groupOf[i] = -1
+	}
+	e.allows = make([]allow, len(p.groups))
+	if p.arg != nil {
+		e.args = make([][]int64, len(p.groups))
+	}
+	for gi, g := range p.groups {
+		if g.out >= 0 && g.out < n {
+			e.groupOf[g.out] = int32(gi)
+		}
+		a, args := groupAllow(p, g)
+		e.allows[gi] = a
+		if p.arg != nil {
+			e.args[gi] = args
+		}
+	}
+}
+
+// compareConformant compares every element with its conformant set.
+func (e *Expectation) compareConformant(res scatter.Result, bad *badElements) {
+	p := e.plan
+	dt := p.dtype
+	for i, pos := range res.Out.Positions() {
+		bad.total++
+		got := elemAt(res.Out.Data, pos)
+		if gi := e.groupOf[i]; gi >= 0 {
+			a := &e.allows[gi]
+			if !a.match(got) {
+				bad.add("out", i, func() string { return formatElem(dt, got) },
+					func() string { return describeAllow(dt, a) })
+			}
+			continue
+		}
+		want := untouched(p, i)
+		if !sameOutcome(want, got) {
+			bad.add("out", i, func() string { return formatElem(dt, got) },
+				func() string { return describeExact(dt, want, false) + " (untouched)" })
+		}
+	}
+	if p.arg == nil {
+		return
+	}
+	args, _ := scatter.Values[int64](res.Arg)
+	for i, got := range args {
+		bad.total++
+		want := []int64{p.arg.sentinel}
+		if gi := e.groupOf[i]; gi >= 0 {
+			want = e.args[gi]
+		}
+		if !slices.Contains(want, got) {
+			bad.add("arg", i, func() string { return fmt.Sprint(got) },
+				func() string { return describeArgs(want, p.arg.sentinel) })
+		}
+	}
+}
+
+// badElements collects the offending elements: the first maxReported in
+// full, and the count of all.
+type badElements struct {
+	shape []int
+	list  []BadElement
+	count int
+	total int
+}
+
+// maxReported is how many offending elements a Mismatch lists.
+const maxReported = 10
+
+// add records an offending element at row-major position i of tensor name;
+// got and allowed are formatted only for the reported ones.
+func (b *badElements) add(name string, i int, got, allowed func() string) {
+	b.count++
+	if len(b.list) < maxReported {
+		b.list = append(b.list, BadElement{Tensor: name, Index: multiIndex(i, b.shape), Got: got(), Allowed: allowed()})
+	}
+}
+
+// multiIndex returns the multi-index of row-major position i in shape.
+func multiIndex(i int, shape []int) []int {
+	idx := make([]int, len(shape))
+	for d := len(shape) - 1; d >= 0; d-- {
+		if shape[d] > 0 {
+			idx[d] = i % shape[d]
+			i /= shape[d]
+		}
+	}
+	return idx
+}
+
+// mismatch returns a Mismatch of this expectation's call at level lvl.
+func (e *Expectation) mismatch(lvl scatter.Level, err error, reason string) *Mismatch {
+	m := &Mismatch{Profile: e.prof, Level: lvl, Reason: reason, Err: err, Call: describeCall(e.call)}
+	if e.call != nil {
+		m.Op = e.call.Op()
+	}
+	return m
+}
