@@ -170,8 +170,16 @@ func TestJudgeAmaxZeroSigns(t *testing.T) {
 	for _, z := range []float32{0, negZero} {
 		mustConform(t, e, scatter.Conformant, judgeOut(z, nan), nil, fmt.Sprint("zero ", z))
 	}
-	mustMismatch(t, e, scatter.Strict, judgeOut(float32(0), nan), nil, "+0 at strict")
+	// PyTorch's own paths differ on the sign of a tie's zero: free at strict too.
+	mustConform(t, e, scatter.Strict, judgeOut(float32(0), nan), nil, "+0 at strict")
 	mustMismatch(t, e, scatter.Conformant, judgeOut[float32](0, 2), nil, "NaN dropped")
+	// An untouched zero keeps its sign exactly.
+	pu := judgePlan(scatter.FromSlice([]float32{negZero, 1}), scatter.FromSlice([]float32{3}), kAmax, true,
+		group{out: 1, srcs: []int{0}})
+	eu := judgeExpect(pu, judgeOut(negZero, 3))
+	for _, lvl := range []scatter.Level{scatter.Strict, scatter.Conformant} {
+		mustMismatch(t, eu, lvl, judgeOut[float32](0, 3), nil, "untouched -0 became +0 at "+lvl.String())
+	}
 	mustMismatch(t, e, scatter.Conformant, judgeOut(float32(-5), nan), nil, "not the max")
 }
 

@@ -127,7 +127,7 @@ func (r *fuzzReader) call() scatter.Call {
 // malformed tensors, negative and overflowing sizes, wrong dtypes, bad
 // dims and reduce names — and checks that the reference and the judge
 // answer each with a result or an error that carries a protocol code,
-// never a panic.
+// never a panic, and that the judge accepts the reference's outcome.
 func FuzzValidate(f *testing.F) {
 	for _, seed := range []string{"", "\x00\x01\x02\x03", "\xff\xfe\x10\x20\x30\x40\x50", "scatter_reduce amax", "\x05\x02\x03\x01\x00\x00\x00\x01\x02"} {
 		f.Add([]byte(seed))
@@ -142,10 +142,15 @@ func FuzzValidate(f *testing.F) {
 				if code == 0 || code == scatter.ErrNotSupported {
 					t.Fatalf("%s: error without a protocol code: %v", c.Op(), err)
 				}
-				continue
-			}
-			if verr := res.Out.Validate(); verr != nil {
+			} else if verr := res.Out.Validate(); verr != nil {
 				t.Fatalf("%s: the reference returned an invalid tensor: %v", c.Op(), verr)
+			}
+			// the judge takes every call too, and accepts the reference
+			e := Expect(c, prof)
+			for _, lvl := range []scatter.Level{scatter.Strict, scatter.Conformant} {
+				if m := e.Check(lvl, res, err); m != nil {
+					t.Fatalf("the judge rejects the reference at %v: %v", lvl, m)
+				}
 			}
 		}
 	})
