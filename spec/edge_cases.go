@@ -11,8 +11,9 @@ type OutOfScope struct {
 	Reason string
 }
 
-// outOfScopeRows lists the rows that edgeCases leaves out.
-func outOfScopeRows() []OutOfScope {
+// OutOfScopeRows lists the rows that the edge-case table leaves out;
+// DescribeBackend reports each as a skipped entry with its reason.
+func OutOfScopeRows() []OutOfScope {
 	const complexDT = "complex dtypes are not in the suite's dtype list"
 	const relative = "not an operation of the suite (a relative of index_reduce, SEMANTICS.md §6.3)"
 	const autograd = "autograd: the suite checks forward results only"

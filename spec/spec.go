@@ -309,5 +309,14 @@ func DescribeBackend(t Target) bool {
 				}
 			})
 		}
+		for _, r := range OutOfScopeRows() {
+			name := fmt.Sprintf("SEMANTICS.md §12 #%d", r.Row)
+			if r.Row == 0 {
+				name = "SEMANTICS.md §12, the rows after the table"
+			}
+			ginkgo.It(name+" (out of scope)", ginkgo.Label("edge-case", "out-of-scope"), func() {
+				ginkgo.Skip(r.Reason)
+			})
+		}
 	})
 }
