@@ -1,0 +1,290 @@
+package protocol
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"slices"
+
+	"github.com/scatterconf/scatter"
+)
+
+// AnswerKind says what an answer is.
+type AnswerKind uint8
+
+// The kinds of answers.
+const (
+	AnswerInvalid     AnswerKind = iota // the zero value
+	AnswerHello                         // the handshake's answer: protocol, name, version, ops, ...
+	AnswerResult                        // {"out":...} and maybe "arg"
+	AnswerError                         // {"error":{"kind":...,"message":...}}
+	AnswerUnsupported                   // {"unsupported":"..."}
+	AnswerBench                         // {"seconds":[...]}
+)
+
+var answerKindNames = [...]string{"invalid", "hello", "result", "error", "unsupported", "bench"}
+
+// String returns the kind's name: "hello", "result", "error", ...
+func (k AnswerKind) String() string {
+	if int(k) < len(answerKindNames) {
+		return answerKindNames[k]
+	}
+	return "AnswerKind(?)"
+}
+
+// Answer is one decoded answer line.
+type Answer struct {
+	ID   int64
+	Kind AnswerKind
+
+	// Result is the operation's result (AnswerResult).
+	Result scatter.Result
+	// Err is the rejection (AnswerError) with the kind's code, or
+	// ErrNotSupported with the message (AnswerUnsupported). An unknown kind
+	// is ErrInvalidArgument with the kind in the message.
+	Err *scatter.Error
+
+	// The hello's fields (AnswerHello). DTypes nil means every dtype.
+	Protocol      int
+	Name          string
+	Version       string
+	Ops           []scatter.Op
+	DTypes        []scatter.DType
+	Deterministic bool
+
+	// Seconds are the bench's timings (AnswerBench).
+	Seconds []float64
+}
+
+// Info returns the scatter.Info that a hello answer claims.
+func (a Answer) Info() scatter.Info {
+	return scatter.Info{
+		Name:          a.Name,
+		Version:       a.Version,
+		Ops:           slices.Clone(a.Ops),
+		DTypes:        slices.Clone(a.DTypes),
+		Deterministic: a.Deterministic,
+	}
+}
+
+// wireAnswer is the JSON form of every answer; the field order is the one
+// PROTOCOL.md writes.
+type wireAnswer struct {
+	ID            *int64     `json:"id"`
+	Protocol      *int       `json:"protocol,omitempty"`
+	Name          string     `json:"name,omitempty"`
+	Version       string     `json:"version,omitempty"`
+	Ops           []string   `json:"ops,omitempty"`
+	DTypes        []string   `json:"dtypes,omitempty"`
+	Deterministic bool       `json:"deterministic,omitempty"`
+	Out           *Tensor    `json:"out,omitempty"`
+	Arg           *Tensor    `json:"arg,omitempty"`
+	Error         *wireError `json:"error,omitempty"`
+	Unsupported   *string    `json:"unsupported,omitempty"`
+	Seconds       []float64  `json:"seconds,omitempty"`
+}
+
+type wireError struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// EncodeResult returns the answer line (without the newline) for a
+// successful call: {"id":7,"out":<tensor>}, with "arg" when res.Arg is
+// not the zero Tensor. An invalid tensor is an *scatter.Error with code
+// ErrInvalidArgument.
+func EncodeResult(id int64, res scatter.Result) ([]byte, error) {
+	out, err := EncodeTensor(res.Out)
+	if err != nil {
+		return nil, scatter.Errorf(scatter.ErrInvalidArgument, "out: %s", msgOf(err))
+	}
+	w := wireAnswer{ID: &id, Out: &out}
+	if !res.Arg.IsZero() {
+		arg, err := EncodeTensor(res.Arg)
+		if err != nil {
+			return nil, scatter.Errorf(scatter.ErrInvalidArgument, "arg: %s", msgOf(err))
+		}
+		w.Arg = &arg
+	}
+	return marshal(w)
+}
+
+// EncodeError returns the answer line (without the newline) for a call
+// that failed with err:
+//
+//	{"id":7,"error":{"kind":"index_out_of_range","message":"..."}}
+//	{"id":7,"unsupported":"..."}                       (ErrNotSupported)
+//
+// An error without a code goes as invalid_argument with its text.
+func EncodeError(id int64, err error) []byte {
+	code := scatter.CodeOf(err)
+	msg := "<nil error>"
+	if err != nil {
+		msg = err.Error()
+		var e *scatter.Error
+		if errors.As(err, &e) {
+			msg = e.Msg
+		}
+	}
+	w := wireAnswer{ID: &id}
+	switch code {
+	case scatter.ErrNotSupported:
+		w.Unsupported = &msg
+	case 0:
+		w.Error = &wireError{Kind: scatter.ErrInvalidArgument.String(), Message: msg}
+	default:
+		w.Error = &wireError{Kind: code.String(), Message: msg}
+	}
+	b, _ := marshal(w) // cannot fail: strings and an int
+	return b
+}
+
+// EncodeUnsupported returns {"id":id,"unsupported":msg}.
+func EncodeUnsupported(id int64, msg string) []byte {
+	return EncodeError(id, scatter.Errorf(scatter.ErrNotSupported, "%s", msg))
+}
+
+// EncodeHelloAnswer returns the hello's answer line for info: protocol 1,
+// name, version, ops (every op when info.Ops is nil), dtypes (left out
+// when info.DTypes is nil: every dtype) and deterministic (left out when
+// false).
+func EncodeHelloAnswer(id int64, info scatter.Info) []byte {
+	w := wireAnswer{ID: &id, Protocol: scatter.Ptr(Version), Name: info.Name, Version: info.Version,
+		Deterministic: info.Deterministic}
+	ops := info.Ops
+	if ops == nil {
+		ops = scatter.Ops
+	}
+	w.Ops = make([]string, len(ops))
+	for i, op := range ops {
+		w.Ops[i] = string(op)
+	}
+	if info.DTypes != nil {
+		w.DTypes = make([]string, len(info.DTypes))
+		for i, dt := range info.DTypes {
+			w.DTypes[i] = dt.String()
+		}
+	}
+	b, _ := marshal(w)
+	return b
+}
+
+// EncodeBenchAnswer returns {"id":id,"seconds":[...]}. A NaN or infinite
+// time is an error.
+func EncodeBenchAnswer(id int64, seconds []float64) ([]byte, error) {
+	for _, s := range seconds {
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			return nil, scatter.Errorf(scatter.ErrInvalidArgument, "bench time %v is not finite", s)
+		}
+	}
+	if seconds == nil {
+		seconds = []float64{}
+	}
+	w := struct {
+		ID      int64     `json:"id"`
+		Seconds []float64 `json:"seconds"`
+	}{id, seconds}
+	return marshal(w)
+}
+
+// DecodeAnswer parses one answer line under the default Limits.
+func DecodeAnswer(line []byte) (Answer, error) { return Limits{}.DecodeAnswer(line) }
+
+// DecodeAnswer parses one answer line. The line must be a JSON object with
+// an integer id and exactly one of: out (with arg), error, unsupported,
+// seconds, or the hello's protocol and ops. Unknown fields are ignored.
+// Anything else, and a tensor that is malformed or over the limits, is an
+// *scatter.Error with code ErrInvalidArgument returned as the error (not
+// in Answer.Err, which is the implementation's own rejection of a call).
+func (l Limits) DecodeAnswer(line []byte) (Answer, error) {
+	var a Answer
+	if len(line) > l.maxLine() {
+		return a, scatter.Errorf(scatter.ErrInvalidArgument, "answer line of %d bytes is longer than the limit %d", len(line), l.maxLine())
+	}
+	var w wireAnswer
+	if err := json.Unmarshal(line, &w); err != nil {
+		return a, scatter.Errorf(scatter.ErrInvalidArgument, "malformed answer: %v", err)
+	}
+	if w.ID == nil {
+		return a, scatter.Errorf(scatter.ErrInvalidArgument, "answer has no id")
+	}
+	a.ID = *w.ID
+	kinds := 0
+	if w.Out != nil || w.Arg != nil {
+		kinds++
+		a.Kind = AnswerResult
+	}
+	if w.Error != nil {
+		kinds++
+		a.Kind = AnswerError
+	}
+	if w.Unsupported != nil {
+		kinds++
+		a.Kind = AnswerUnsupported
+	}
+	if w.Seconds != nil {
+		kinds++
+		a.Kind = AnswerBench
+	}
+	if w.Protocol != nil || w.Ops != nil {
+		kinds++
+		a.Kind = AnswerHello
+	}
+	if kinds != 1 {
+		a.Kind = AnswerInvalid
+		if kinds == 0 {
+			return a, scatter.Errorf(scatter.ErrInvalidArgument, "answer %d has none of out, error, unsupported, seconds, protocol", a.ID)
+		}
+		return a, scatter.Errorf(scatter.ErrInvalidArgument, "answer %d mixes out, error, unsupported, seconds and protocol", a.ID)
+	}
+	switch a.Kind {
+	case AnswerResult:
+		if w.Out == nil {
+			return a, scatter.Errorf(scatter.ErrInvalidArgument, "answer %d has arg but no out", a.ID)
+		}
+		b := l.budget()
+		var err error
+		if a.Result.Out, err = b.tensor(*w.Out, "out"); err != nil {
+			return a, err
+		}
+		if w.Arg != nil {
+			if a.Result.Arg, err = b.tensor(*w.Arg, "arg"); err != nil {
+				return a, err
+			}
+		}
+	case AnswerError:
+		code, err := scatter.ParseCode(w.Error.Kind)
+		if err != nil {
+			a.Err = scatter.Errorf(scatter.ErrInvalidArgument, "unknown error kind %q: %s", clip(w.Error.Kind), w.Error.Message)
+		} else {
+			a.Err = &scatter.Error{Code: code, Msg: w.Error.Message}
+		}
+	case AnswerUnsupported:
+		a.Err = &scatter.Error{Code: scatter.ErrNotSupported, Msg: *w.Unsupported}
+	case AnswerBench:
+		a.Seconds = w.Seconds
+	case AnswerHello:
+		if w.Protocol == nil {
+			return a, scatter.Errorf(scatter.ErrInvalidArgument, "hello answer has no protocol")
+		}
+		if w.Ops == nil {
+			return a, scatter.Errorf(scatter.ErrInvalidArgument, "hello answer has no ops")
+		}
+		a.Protocol = *w.Protocol
+		a.Name, a.Version, a.Deterministic = w.Name, w.Version, w.Deterministic
+		a.Ops = make([]scatter.Op, len(w.Ops))
+		for i, op := range w.Ops {
+			a.Ops[i] = scatter.Op(op)
+		}
+		if w.DTypes != nil {
+			a.DTypes = make([]scatter.DType, 0, len(w.DTypes))
+			for _, name := range w.DTypes {
+				// An unknown dtype is a newer one: not claimed here.
+				if dt, err := scatter.ParseDType(name); err == nil {
+					a.DTypes = append(a.DTypes, dt)
+				}
+			}
+		}
+	}
+	return a, nil
+}

@@ -1,0 +1,444 @@
+package protocol
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/scatterconf/scatter"
+)
+
+// The kinds of ProcessError.
+const (
+	KindStart   = "start"   // the command did not start, or its hello failed
+	KindTimeout = "timeout" // no answer within the request's timeout
+	KindCrash   = "crash"   // the implementation exited or closed its output
+	KindGarbage = "garbage" // the answer was not a valid answer to the request
+	KindClosed  = "closed"  // the Client was closed
+)
+
+// ProcessError is a request that the implementation did not answer
+// properly: it timed out, crashed, printed garbage or did not start. It is
+// not a rejection of the call and carries no scatter.Code (CodeOf gives 0),
+// so a gate counts it as the implementation's failure. The process has
+// been killed; the Client restarts it before the next request.
+type ProcessError struct {
+	Kind    string // KindStart, KindTimeout, KindCrash, KindGarbage or KindClosed
+	Command string // the implementation's command
+	Op      string // the request's op
+	ID      int64  // the request's id
+	Detail  string // what happened, for people
+	Stderr  string // the tail of the implementation's standard error then
+}
+
+func (e *ProcessError) Error() string {
+	msg := fmt.Sprintf("protocol: %s: request %d (%s) to %q: %s", e.Kind, e.ID, e.Op, e.Command, e.Detail)
+	if last := lastLine(e.Stderr); last != "" {
+		msg += "; stderr: " + last
+	}
+	return msg
+}
+
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\r\n\t ")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return clip(s)
+}
+
+// The defaults of ClientOptions.
+const (
+	DefaultTimeout      = time.Minute
+	DefaultStartTimeout = 2 * time.Minute
+	DefaultStderrTail   = 64 << 10
+	closeGrace          = 2 * time.Second
+	crashGrace          = time.Second
+)
+
+// ClientOptions configure a Client. The zero value is the defaults.
+type ClientOptions struct {
+	// Timeout bounds each request, writing and answer (0: DefaultTimeout).
+	Timeout time.Duration
+	// BenchTimeout bounds each bench request (0: 10 × Timeout).
+	BenchTimeout time.Duration
+	// StartTimeout bounds the hello after each start (0: DefaultStartTimeout).
+	StartTimeout time.Duration
+	// Limits bound the answers decoded.
+	Limits Limits
+	// Env is added to the environment of the command.
+	Env []string
+	// Dir is the command's working directory ("": the current one).
+	Dir string
+	// Stderr, if not nil, also receives everything the implementation
+	// writes to its standard error.
+	Stderr io.Writer
+}
+
+func (o ClientOptions) timeout() time.Duration {
+	if o.Timeout > 0 {
+		return o.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (o ClientOptions) benchTimeout() time.Duration {
+	if o.BenchTimeout > 0 {
+		return o.BenchTimeout
+	}
+	return 10 * o.timeout()
+}
+
+func (o ClientOptions) startTimeout() time.Duration {
+	if o.StartTimeout > 0 {
+		return o.StartTimeout
+	}
+	return DefaultStartTimeout
+}
+
+// Client runs an outside implementation of the protocol as a child process
+// (sh -c command) and is itself a scatter.Backend. Requests go one at a
+// time; a Client is safe for concurrent use.
+type Client struct {
+	command string
+	opts    ClientOptions
+	stderr  *tailWriter
+
+	mu       sync.Mutex
+	p        *child // nil: not running; started before the next request
+	info     scatter.Info
+	nextID   int64
+	restarts int
+	closed   bool
+}
+
+var _ scatter.Backend = (*Client)(nil)
+
+// NewClient starts command with sh -c and does the hello handshake. It
+// returns a *ProcessError of kind KindStart if the command does not start
+// or does not answer the hello with protocol 1 and its ops within
+// StartTimeout.
+func NewClient(command string, opts ClientOptions) (*Client, error) {
+	c := &Client{command: command, opts: opts, stderr: &tailWriter{max: DefaultStderrTail, tee: opts.Stderr}}
+	hello, err := c.start()
+	if err != nil {
+		return nil, err
+	}
+	c.info = hello.Info()
+	return c, nil
+}
+
+// Info returns what the implementation claimed in its first hello: name,
+// version, ops, dtypes, deterministic.
+func (c *Client) Info() scatter.Info { return c.info }
+
+// Stderr returns the tail (the last 64 KiB) of what the implementation has
+// written to its standard error, over all its restarts.
+func (c *Client) Stderr() string { return c.stderr.String() }
+
+// Restarts returns how many times the implementation has been started
+// again after a failure.
+func (c *Client) Restarts() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.restarts
+}
+
+// Run sends call to the implementation and returns its result, or its
+// rejection as an *scatter.Error (ErrNotSupported for "unsupported"). A
+// call the protocol cannot express is an *scatter.Error with code
+// ErrInvalidArgument, and nothing is sent. A request that times out, a
+// crash, an invalid answer and a failed restart are each a *ProcessError;
+// the process is then killed, and started again before the next request.
+func (c *Client) Run(call scatter.Call) (scatter.Result, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := c.id()
+	line, err := EncodeCall(id, call)
+	if err != nil {
+		return scatter.Result{}, err
+	}
+	ans, err := c.request(line, id, string(call.Op()), c.opts.timeout())
+	if err != nil {
+		return scatter.Result{}, err
+	}
+	switch ans.Kind {
+	case AnswerResult:
+		return ans.Result, nil
+	case AnswerError, AnswerUnsupported:
+		return scatter.Result{}, ans.Err
+	}
+	return scatter.Result{}, c.fail(KindGarbage, id, string(call.Op()), fmt.Sprintf("a %v answer to an operation", ans.Kind))
+}
+
+// Bench asks the implementation to run call repeat times and returns the
+// wall time of each run in seconds. An implementation that does not offer
+// timing answers with ErrNotSupported.
+func (c *Client) Bench(call scatter.Call, repeat int) ([]float64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := c.id()
+	line, err := EncodeBench(id, call, repeat)
+	if err != nil {
+		return nil, err
+	}
+	ans, err := c.request(line, id, OpBench, c.opts.benchTimeout())
+	if err != nil {
+		return nil, err
+	}
+	switch ans.Kind {
+	case AnswerBench:
+		if len(ans.Seconds) != repeat {
+			return nil, c.fail(KindGarbage, id, OpBench, fmt.Sprintf("%d times for repeat %d", len(ans.Seconds), repeat))
+		}
+		return ans.Seconds, nil
+	case AnswerError, AnswerUnsupported:
+		return nil, ans.Err
+	}
+	return nil, c.fail(KindGarbage, id, OpBench, fmt.Sprintf("a %v answer to bench", ans.Kind))
+}
+
+// Close closes the implementation's standard input, waits a little for it
+// to exit, and kills it if it does not. Later requests fail with
+// KindClosed.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	if c.p != nil {
+		c.p.stop(closeGrace)
+		c.p = nil
+	}
+	return nil
+}
+
+func (c *Client) id() int64 {
+	c.nextID++
+	return c.nextID
+}
+
+// request sends one line and reads its answer, starting the process first
+// if needed. Any failure is a *ProcessError, after which the process is
+// gone.
+func (c *Client) request(line []byte, id int64, op string, timeout time.Duration) (Answer, error) {
+	if c.closed {
+		return Answer{}, &ProcessError{Kind: KindClosed, Command: c.command, Op: op, ID: id, Detail: "the client is closed"}
+	}
+	if c.p == nil {
+		c.restarts++
+		c.stderr.note(fmt.Sprintf("restarting %q (restart %d)", c.command, c.restarts))
+		if _, err := c.start(); err != nil {
+			err.(*ProcessError).Op, err.(*ProcessError).ID = op, id
+			return Answer{}, err
+		}
+	}
+	ans, perr := c.roundTrip(line, id, op, timeout)
+	if perr != nil {
+		return Answer{}, perr
+	}
+	return ans, nil
+}
+
+// start starts the command and does the hello. On failure the process is
+// gone and the error is a *ProcessError of kind KindStart.
+func (c *Client) start() (Answer, error) {
+	startErr := func(detail string) error {
+		return &ProcessError{Kind: KindStart, Command: c.command, Op: OpHello, Detail: detail, Stderr: c.stderr.String()}
+	}
+	p, err := startChild(c.command, c.opts, c.stderr)
+	if err != nil {
+		return Answer{}, startErr(err.Error())
+	}
+	c.p = p
+	const id = 0 // the first request to a process is always {"id":0,"op":"hello","protocol":1}
+	ans, err := c.roundTrip(EncodeHello(id), id, OpHello, c.opts.startTimeout())
+	if err != nil {
+		pe := err.(*ProcessError)
+		pe.Kind, pe.Detail = KindStart, "hello: "+pe.Kind+": "+pe.Detail
+		return Answer{}, pe
+	}
+	var detail string
+	switch {
+	case ans.Kind == AnswerError || ans.Kind == AnswerUnsupported:
+		detail = "hello rejected: " + ans.Err.Error()
+	case ans.Kind != AnswerHello:
+		detail = fmt.Sprintf("a %v answer to hello", ans.Kind)
+	case ans.Protocol != Version:
+		detail = fmt.Sprintf("the implementation speaks protocol %d, not %d", ans.Protocol, Version)
+	}
+	if detail != "" {
+		c.kill()
+		return Answer{}, startErr(detail)
+	}
+	return ans, nil
+}
+
+// roundTrip writes line and reads the answer with id within timeout. On any
+// failure it kills the process and returns a *ProcessError.
+func (c *Client) roundTrip(line []byte, id int64, op string, timeout time.Duration) (Answer, error) {
+	p := c.p
+	deadline := time.Now().Add(timeout)
+	p.stdin.SetWriteDeadline(deadline)
+	p.stdout.SetReadDeadline(deadline)
+	msg := make([]byte, 0, len(line)+1)
+	msg = append(append(msg, line...), '\n')
+	if _, err := p.stdin.Write(msg); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return Answer{}, c.fail(KindTimeout, id, op, fmt.Sprintf("the request was not read within %v", timeout))
+		}
+		return Answer{}, c.fail(KindCrash, id, op, "writing the request failed: "+err.Error())
+	}
+	got, err := readLine(p.br, c.opts.Limits.maxLine())
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return Answer{}, c.fail(KindTimeout, id, op, fmt.Sprintf("no answer within %v", timeout))
+	case err == io.EOF:
+		return Answer{}, c.fail(KindCrash, id, op, "the implementation closed its standard output")
+	case errors.Is(err, errLineTooLong):
+		return Answer{}, c.fail(KindGarbage, id, op, fmt.Sprintf("an answer line longer than the limit %d", c.opts.Limits.maxLine()))
+	case err != nil:
+		return Answer{}, c.fail(KindCrash, id, op, "reading the answer failed: "+err.Error())
+	}
+	ans, err := c.opts.Limits.DecodeAnswer(got)
+	if err != nil {
+		return Answer{}, c.fail(KindGarbage, id, op, fmt.Sprintf("%s in the answer %s", msgOf(err), clip(string(got))))
+	}
+	if ans.ID != id {
+		return Answer{}, c.fail(KindGarbage, id, op, fmt.Sprintf("an answer with id %d", ans.ID))
+	}
+	return ans, nil
+}
+
+// fail kills the process and returns a *ProcessError; a crash waits a
+// little for the exit status.
+func (c *Client) fail(kind string, id int64, op, detail string) error {
+	if c.p == nil {
+		return &ProcessError{Kind: kind, Command: c.command, Op: op, ID: id, Detail: detail, Stderr: c.stderr.String()}
+	}
+	grace := time.Duration(0)
+	if kind == KindCrash {
+		grace = crashGrace
+	}
+	if status := c.p.stop(grace); status != "" {
+		detail += " (" + status + ")"
+	}
+	c.p = nil
+	// stop waited for the child's standard error to be copied.
+	pe := &ProcessError{Kind: kind, Command: c.command, Op: op, ID: id, Detail: detail, Stderr: c.stderr.String()}
+	c.stderr.note(fmt.Sprintf("%s on request %d (%s): %s", kind, id, op, detail))
+	return pe
+}
+
+func (c *Client) kill() {
+	if c.p != nil {
+		c.p.stop(0)
+		c.p = nil
+	}
+}
+
+// child is one running implementation process.
+type child struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // our end of its standard input
+	stdout *os.File // our end of its standard output
+	br     *bufio.Reader
+}
+
+func startChild(command string, opts ClientOptions, stderr io.Writer) (*child, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Env = append(os.Environ(), opts.Env...)
+	cmd.Dir = opts.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
+	cmd.WaitDelay = time.Second
+	setProcessGroup(cmd)
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	return &child{cmd: cmd, stdin: inW, stdout: outR, br: bufio.NewReaderSize(outR, 64<<10)}, nil
+}
+
+// stop closes the child's standard input, gives it grace to exit, kills
+// its process group otherwise, and returns how it ended.
+func (p *child) stop(grace time.Duration) string {
+	p.stdin.Close()
+	done := make(chan error, 1)
+	if grace <= 0 {
+		killProcessGroup(p.cmd)
+	}
+	go func() { done <- p.cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(grace):
+		killProcessGroup(p.cmd)
+		err = <-done
+	}
+	p.stdout.Close()
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+	tee io.Writer
+}
+
+func (t *tailWriter) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.tee != nil {
+		t.tee.Write(b)
+	}
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > 2*t.max {
+		t.buf = append(t.buf[:0:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(b), nil
+}
+
+// note adds a line of the Client's own to the tail.
+func (t *tailWriter) note(s string) {
+	t.mu.Lock()
+	nl := len(t.buf) > 0 && t.buf[len(t.buf)-1] != '\n'
+	t.mu.Unlock()
+	if nl {
+		s = "\n" + s
+	}
+	t.Write([]byte("--- protocol.Client: " + s + "\n"))
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if len(b) > t.max {
+		b = b[len(b)-t.max:]
+	}
+	return string(b)
+}

@@ -1,0 +1,375 @@
+package protocol
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scatterconf/scatter"
+)
+
+// The helper process: the test binary itself, run by the Client tests with
+// PROTOCOL_TEST_HELPER set (the os/exec TestHelperProcess pattern).
+const helperEnv = "PROTOCOL_TEST_HELPER"
+
+// Input values of the helper backend's gather that trigger misbehaviour.
+const (
+	trigHang    = 666
+	trigCrash   = 777
+	trigGarbage = 888
+	trigPanic   = 999
+)
+
+func TestHelperProcess(t *testing.T) {
+	mode := os.Getenv(helperEnv)
+	if mode == "" {
+		return
+	}
+	switch mode {
+	case "serve":
+		err := Serve(os.Stdin, os.Stdout, helperBackend{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			os.Exit(1)
+		}
+	case "exit":
+		fmt.Fprintln(os.Stderr, "helper: refusing to start")
+		os.Exit(2)
+	case "silent":
+		time.Sleep(time.Hour)
+	case "stall": // answers the hello, then reads nothing more
+		var buf [64]byte
+		os.Stdin.Read(buf[:])
+		fmt.Println(`{"id":0,"protocol":1,"ops":["gather"]}`)
+		time.Sleep(time.Hour)
+	case "protocol2":
+		var buf [256]byte
+		os.Stdin.Read(buf[:])
+		fmt.Println(`{"id":0,"protocol":2,"ops":["gather"]}`)
+		time.Sleep(time.Hour)
+	}
+	os.Exit(0)
+}
+
+// helperBackend offers a 1-D float64 gather, and misbehaves on request:
+// input[0] picks a hang, a crash, garbage on stdout, or a panic.
+type helperBackend struct{}
+
+func (helperBackend) Info() scatter.Info {
+	return scatter.Info{Name: "helper", Version: "0.1", Ops: []scatter.Op{scatter.OpGather},
+		DTypes: []scatter.DType{scatter.DTFloat64}, Deterministic: true}
+}
+
+func (helperBackend) Run(c scatter.Call) (scatter.Result, error) {
+	g, ok := c.(scatter.Gather)
+	if !ok {
+		return scatter.Result{}, scatter.Errorf(scatter.ErrNotSupported, "helper offers gather only, not %s", c.Op())
+	}
+	in, ok1 := scatter.Values[float64](g.Input)
+	idx, ok2 := scatter.Values[int64](g.Index)
+	if !ok1 || !ok2 || g.Input.Dim() != 1 || g.Index.Dim() != 1 || g.Dim != 0 {
+		return scatter.Result{}, scatter.Errorf(scatter.ErrNotSupported, "helper gathers 1-d float64 along dim 0 only")
+	}
+	if len(in) > 0 {
+		switch in[0] {
+		case trigHang:
+			time.Sleep(time.Hour)
+		case trigCrash:
+			fmt.Fprintln(os.Stderr, "helper: crashing now")
+			os.Exit(3)
+		case trigGarbage:
+			fmt.Println("this is not an answer")
+		case trigPanic:
+			panic("helper panic")
+		}
+	}
+	out := make([]float64, len(idx))
+	for i, j := range idx {
+		if j < 0 || j >= int64(len(in)) {
+			return scatter.Result{}, scatter.Errorf(scatter.ErrIndexOutOfRange, "index %d is out of bounds for dimension 0 with size %d", j, len(in))
+		}
+		out[i] = in[j]
+	}
+	return scatter.Result{Out: scatter.FromSlice(out)}, nil
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// helperCommand is the sh -c command that runs the helper.
+func helperCommand() string {
+	return "exec " + shellQuote(os.Args[0]) + " -test.run='^TestHelperProcess$'"
+}
+
+func newHelper(t *testing.T, mode string, opts ClientOptions) *Client {
+	t.Helper()
+	opts.Env = append(opts.Env, helperEnv+"="+mode)
+	c, err := NewClient(helperCommand(), opts)
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func gatherCall(in ...float64) scatter.Gather {
+	return scatter.Gather{Input: scatter.FromSlice(in), Dim: 0, Index: scatter.FromSlice([]int64{2, 0, 2})}
+}
+
+func checkGather(t *testing.T, c *Client, what string) {
+	t.Helper()
+	res, err := c.Run(gatherCall(1, 2, 3))
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if got, _ := scatter.Values[float64](res.Out); !reflect.DeepEqual(got, []float64{3, 1, 3}) {
+		t.Fatalf("%s: got %v, want [3 1 3]", what, res.Out)
+	}
+}
+
+func processError(t *testing.T, err error, kind string) *ProcessError {
+	t.Helper()
+	var pe *ProcessError
+	if !errors.As(err, &pe) {
+		t.Fatalf("err %v (%T), want a *ProcessError", err, err)
+	}
+	if pe.Kind != kind {
+		t.Fatalf("ProcessError kind %q, want %q: %v", pe.Kind, kind, err)
+	}
+	if code := scatter.CodeOf(err); code != 0 {
+		t.Fatalf("ProcessError has code %v; it must have none", code)
+	}
+	return pe
+}
+
+func TestClientServe(t *testing.T) {
+	c := newHelper(t, "serve", ClientOptions{Timeout: 20 * time.Second})
+	want := helperBackend{}.Info()
+	if got := c.Info(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Info = %+v, want %+v", got, want)
+	}
+	checkGather(t, c, "gather")
+
+	_, err := c.Run(scatter.Gather{Input: scatter.FromSlice([]float64{1}), Index: scatter.FromSlice([]int64{5})})
+	if scatter.CodeOf(err) != scatter.ErrIndexOutOfRange || !strings.Contains(err.Error(), "index 5 is out of bounds") {
+		t.Fatalf("out of range: %v", err)
+	}
+	_, err = c.Run(scatter.ScatterAdd{Self: scatter.FromSlice([]float64{1}), Index: scatter.FromSlice([]int64{0}), Src: scatter.FromSlice([]float64{1})})
+	if scatter.CodeOf(err) != scatter.ErrNotSupported {
+		t.Fatalf("unsupported op: %v", err)
+	}
+	// A call the protocol cannot express fails here, with no request.
+	_, err = c.Run(scatter.Scatter{Self: scatter.FromSlice([]float64{1}), Index: scatter.FromSlice([]int64{0})})
+	if scatter.CodeOf(err) != scatter.ErrInvalidArgument {
+		t.Fatalf("inexpressible call: %v", err)
+	}
+	// A panic in the backend is an error answer; the process lives on.
+	_, err = c.Run(gatherCall(trigPanic, 1))
+	if scatter.CodeOf(err) != scatter.ErrInvalidArgument || !strings.Contains(err.Error(), "panic") {
+		t.Fatalf("panic: %v", err)
+	}
+	// Standard error is copied on its own: give it a moment.
+	for i := 0; i < 100 && !strings.Contains(c.Stderr(), "helper panic"); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(c.Stderr(), "helper panic") {
+		t.Errorf("stderr tail lacks the panic: %q", c.Stderr())
+	}
+	secs, err := c.Bench(gatherCall(1, 2, 3), 5)
+	if err != nil || len(secs) != 5 {
+		t.Fatalf("Bench: %v, %v", secs, err)
+	}
+	for _, s := range secs {
+		if s < 0 || s > 1 {
+			t.Fatalf("Bench times %v", secs)
+		}
+	}
+	_, err = c.Bench(gatherCall(1, 2, 3), 0)
+	if scatter.CodeOf(err) != scatter.ErrInvalidArgument {
+		t.Fatalf("Bench repeat 0: %v", err)
+	}
+	_, err = c.Bench(gatherCall(1), 2)
+	if scatter.CodeOf(err) != scatter.ErrIndexOutOfRange {
+		t.Fatalf("Bench of a failing call: %v", err)
+	}
+	checkGather(t, c, "gather at the end")
+	if n := c.Restarts(); n != 0 {
+		t.Fatalf("%d restarts, want 0", n)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Run(gatherCall(1, 2, 3))
+	processError(t, err, KindClosed)
+}
+
+func TestClientTimeout(t *testing.T) {
+	c := newHelper(t, "serve", ClientOptions{Timeout: 500 * time.Millisecond, BenchTimeout: 500 * time.Millisecond})
+	checkGather(t, c, "before")
+	t0 := time.Now()
+	_, err := c.Run(gatherCall(trigHang, 1, 2))
+	pe := processError(t, err, KindTimeout)
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Fatalf("timeout took %v", d)
+	}
+	if pe.Op != "gather" || pe.ID == 0 {
+		t.Errorf("ProcessError %+v", pe)
+	}
+	checkGather(t, c, "after the timeout")
+	if n := c.Restarts(); n != 1 {
+		t.Fatalf("%d restarts, want 1", n)
+	}
+	// A bench of a hanging call times out too.
+	_, err = c.Bench(gatherCall(trigHang, 1, 2), 3)
+	processError(t, err, KindTimeout)
+	checkGather(t, c, "after the bench timeout")
+}
+
+func TestClientCrash(t *testing.T) {
+	c := newHelper(t, "serve", ClientOptions{Timeout: 20 * time.Second})
+	_, err := c.Run(gatherCall(trigCrash, 1, 2))
+	pe := processError(t, err, KindCrash)
+	if !strings.Contains(pe.Stderr, "helper: crashing now") || !strings.Contains(c.Stderr(), "helper: crashing now") {
+		t.Errorf("stderr tail lacks the crash message: %q", pe.Stderr)
+	}
+	if !strings.Contains(pe.Detail, "exit status 3") {
+		t.Errorf("detail lacks the exit status: %q", pe.Detail)
+	}
+	if !strings.Contains(err.Error(), "helper: crashing now") {
+		t.Errorf("error lacks stderr's last line: %v", err)
+	}
+	checkGather(t, c, "after the crash")
+	if n := c.Restarts(); n != 1 {
+		t.Fatalf("%d restarts, want 1", n)
+	}
+}
+
+func TestClientGarbage(t *testing.T) {
+	c := newHelper(t, "serve", ClientOptions{Timeout: 20 * time.Second})
+	_, err := c.Run(gatherCall(trigGarbage, 1, 2))
+	pe := processError(t, err, KindGarbage)
+	if !strings.Contains(pe.Detail, "this is not an answer") {
+		t.Errorf("detail lacks the garbage: %q", pe.Detail)
+	}
+	checkGather(t, c, "after the garbage")
+	if n := c.Restarts(); n != 1 {
+		t.Fatalf("%d restarts, want 1", n)
+	}
+}
+
+func TestClientWriteTimeout(t *testing.T) {
+	c := newHelper(t, "stall", ClientOptions{Timeout: 500 * time.Millisecond})
+	// 4 MiB of request: more than a pipe holds, so the write blocks.
+	big := gatherCall(make([]float64, 1<<19)...)
+	_, err := c.Run(big)
+	pe := processError(t, err, KindTimeout)
+	if !strings.Contains(pe.Detail, "not read") {
+		t.Errorf("detail %q", pe.Detail)
+	}
+}
+
+func TestClientAnswerTooLong(t *testing.T) {
+	c := newHelper(t, "serve", ClientOptions{Timeout: 20 * time.Second, Limits: Limits{MaxLineBytes: 200}})
+	_, err := c.Run(scatter.Gather{Input: scatter.FromSlice([]float64{1}), Index: scatter.FromSlice(make([]int64, 100))})
+	processError(t, err, KindGarbage)
+	checkGather(t, c, "after the long line")
+}
+
+func TestClientStartFailures(t *testing.T) {
+	for _, tc := range []struct {
+		mode, detail string
+	}{
+		{"exit", "closed its standard output"},
+		{"silent", "timeout"},
+		{"protocol2", "protocol 2"},
+	} {
+		t0 := time.Now()
+		_, err := NewClient(helperCommand(), ClientOptions{StartTimeout: 500 * time.Millisecond, Env: []string{helperEnv + "=" + tc.mode}})
+		pe := processError(t, err, KindStart)
+		if !strings.Contains(pe.Detail, tc.detail) {
+			t.Errorf("%s: detail %q lacks %q", tc.mode, pe.Detail, tc.detail)
+		}
+		if tc.mode == "exit" && !strings.Contains(pe.Stderr, "refusing to start") {
+			t.Errorf("%s: stderr %q", tc.mode, pe.Stderr)
+		}
+		if d := time.Since(t0); d > 5*time.Second {
+			t.Errorf("%s: took %v", tc.mode, d)
+		}
+	}
+	_, err := NewClient("/nonexistent/implementation", ClientOptions{StartTimeout: 5 * time.Second})
+	processError(t, err, KindStart)
+}
+
+func TestServe(t *testing.T) {
+	call, _ := EncodeCall(5, gatherCall(1, 2, 3))
+	oob, _ := EncodeCall(6, scatter.Gather{Input: scatter.FromSlice([]float64{1}), Index: scatter.FromSlice([]int64{5})})
+	bench, _ := EncodeBench(8, gatherCall(1, 2, 3), 3)
+	in := strings.Join([]string{
+		`{"id":0,"op":"hello","protocol":1}`,
+		"",
+		string(call),
+		string(oob),
+		`{"id":7,"op":"scatter_mean"}`,
+		`{"id":9,"op":"gather","dim":0}`,
+		`{"id":10,"op":`,
+		string(bench),
+		`{"id":11,"op":"bench","repeat":2}`,
+		`{"id":12,"op":"bench","repeat":2,"call":{"op":"hello"}}`,
+		`{"id":13,"op":"bench","repeat":2000000,"call":{"op":"gather"}}`,
+		`{"id":14,"op":"hello"}` + "\r",
+		`{"id":15,"op":"gather","input":{"dtype":"float64","shape":[1],"data":"AAAAAAAA8D8="},"dim":0,"index":{"dtype":"int64","shape":[1],"data":"AAAAAAAAAAA="}}`, // last line without a newline
+	}, "\n")
+	var out bytes.Buffer
+	var log bytes.Buffer
+	if err := (&Server{Backend: helperBackend{}, Log: &log}).Serve(strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	type check func(Answer) bool
+	want := []struct {
+		id int64
+		ok check
+	}{
+		{0, func(a Answer) bool { return a.Kind == AnswerHello && a.Name == "helper" && a.Protocol == 1 }},
+		{5, func(a Answer) bool {
+			v, _ := scatter.Values[float64](a.Result.Out)
+			return reflect.DeepEqual(v, []float64{3, 1, 3})
+		}},
+		{6, func(a Answer) bool { return a.Err != nil && a.Err.Code == scatter.ErrIndexOutOfRange }},
+		{7, func(a Answer) bool { return a.Kind == AnswerUnsupported }},
+		{9, func(a Answer) bool { return a.Err != nil && a.Err.Code == scatter.ErrInvalidArgument }},
+		{10, func(a Answer) bool { return a.Err != nil && a.Err.Code == scatter.ErrInvalidArgument }},
+		{8, func(a Answer) bool { return a.Kind == AnswerBench && len(a.Seconds) == 3 }},
+		{11, func(a Answer) bool { return a.Err != nil && a.Err.Code == scatter.ErrInvalidArgument }},
+		{12, func(a Answer) bool { return a.Err != nil && a.Err.Code == scatter.ErrInvalidArgument }},
+		{13, func(a Answer) bool { return a.Err != nil && a.Err.Code == scatter.ErrInvalidArgument }},
+		{14, func(a Answer) bool { return a.Kind == AnswerHello }},
+		{15, func(a Answer) bool {
+			v, _ := scatter.Values[float64](a.Result.Out)
+			return reflect.DeepEqual(v, []float64{1})
+		}},
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d answers, want %d:\n%s", len(lines), len(want), out.String())
+	}
+	for i, w := range want {
+		a, err := DecodeAnswer([]byte(lines[i]))
+		if err != nil || a.ID != w.id || !w.ok(a) {
+			t.Errorf("answer %d: %s (%v)", i, lines[i], err)
+		}
+	}
+	// A line over the limit is answered and skipped.
+	out.Reset()
+	long := `{"id":1,"op":"gather","pad":"` + strings.Repeat("x", 300) + `"}` + "\n" + `{"id":2,"op":"hello"}` + "\n"
+	if err := (&Server{Backend: helperBackend{}, Limits: Limits{MaxLineBytes: 100}}).Serve(strings.NewReader(long), &out); err != nil {
+		t.Fatal(err)
+	}
+	lines = strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "invalid_argument") || !strings.Contains(lines[1], `"id":2,"protocol":1`) {
+		t.Fatalf("long line: %q", lines)
+	}
+}
