@@ -76,56 +76,6 @@ func sameOutcome(want, got elem) bool {
 	return want.bits == got.bits
 }
 
-// wrapToDType reduces v to the range of an integer dtype, wrapping as C++'s
-// conversions do (two's complement); bool becomes 0 or 1. Integer
-// arithmetic modulo 2^n is a ring, so folding in int64 and wrapping once
-// equals wrapping after every step, in any order.
-func wrapToDType(dt scatter.DType, v int64) int64 {
-	switch dt {
-	case scatter.DTBool:
-		if v != 0 {
-			return 1
-		}
-		return 0
-	case scatter.DTUint8:
-		return int64(uint8(v))
-	case scatter.DTInt8:
-		return int64(int8(v))
-	case scatter.DTInt16:
-		return int64(int16(v))
-	case scatter.DTInt32:
-		return int64(int32(v))
-	}
-	return v
-}
-
-// intExtremes returns the lowest and highest values of an integer dtype (bool:
-// 0 and 1).
-func intExtremes(dt scatter.DType) (lo, hi int64) {
-	switch dt {
-	case scatter.DTBool:
-		return 0, 1
-	case scatter.DTUint8:
-		return 0, math.MaxUint8
-	case scatter.DTInt8:
-		return math.MinInt8, math.MaxInt8
-	case scatter.DTInt16:
-		return math.MinInt16, math.MaxInt16
-	case scatter.DTInt32:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
-}
-
-// divFloor is Python's a // b (b != 0), as torch's div(rounding_mode='floor').
-func divFloor(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
-}
-
 // meanCount returns the count that divides group g's sum in plan p (a
 // kMean plan), exactly as PyTorch forms it under the profile (plan.go's
 // meanRule):
@@ -155,7 +105,7 @@ func meanCount(p *plan, g group) (count float64) {
 		}
 		count = f.nearest(newBig().SetInt64(n))
 	} else {
-		count = float64(wrapToDType(p.dtype, n))
+		count = float64(wrap(p.dtype, n))
 	}
 	if count == 0 || p.mean != nil && p.mean.clampBelow && count < 1 {
 		count = 1
@@ -182,7 +132,7 @@ func groupOperands(p *plan, g group) []elem {
 func intFold(p *plan, g group) elem {
 	dt := p.dtype
 	vs := groupOperands(p, g)
-	lo, hi := intExtremes(dt)
+	lo, hi := intRange(dt)
 	var acc int64
 	switch p.kind {
 	case kProd:
@@ -213,10 +163,10 @@ func intFold(p *plan, g group) elem {
 			}
 		}
 		if p.kind == kMean && dt != scatter.DTBool {
-			acc = divFloor(wrapToDType(dt, acc), int64(meanCount(p, g)))
+			acc = floorDiv(wrap(dt, acc), int64(meanCount(p, g)))
 		}
 	}
-	return intElem(wrapToDType(dt, acc))
+	return intElem(wrap(dt, acc))
 }
 
 // floatExtreme returns the result of a float kAmax or kAmin group: NaN if
@@ -288,7 +238,7 @@ func tsIdentity(p *plan) elem {
 		}
 		return floatElem(p.dtype, m)
 	}
-	lo, hi := intExtremes(p.dtype)
+	lo, hi := intRange(p.dtype)
 	if p.kind == kTSMax {
 		return intElem(lo)
 	}

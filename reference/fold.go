@@ -132,43 +132,11 @@ func (p *plan) foldFloat(g group) (float64, int64) {
 	acc = roundTo(p.dtype, acc)
 	switch {
 	case p.kind == kMean:
-		acc = roundTo(p.dtype, acc/p.floatCount(g))
+		acc = roundTo(p.dtype, acc/meanCount(p, g))
 	case p.arg != nil && p.arg.masked && acc == start:
 		acc = 0
 	}
 	return acc, argv
-}
-
-// floatCount is the mean's count for group g in a float dtype (meanRule):
-// counting by ones in a format of p significand bits is exact up to 2^p and
-// then stops (2^p + 1 is a tie that rounds to the even 2^p), so the
-// per-step count is min(n, 2^p): 2048 for float16, 256 for bfloat16.
-func (p *plan) floatCount(g group) float64 {
-	n := float64(len(g.srcs))
-	if p.mean.countSelf {
-		n++
-	}
-	if p.mean.perStep {
-		n = math.Min(n, math.Ldexp(1, significandBits(p.dtype)))
-	}
-	c := roundTo(p.dtype, n)
-	if c == 0 || (p.mean.clampBelow && c < 1) {
-		c = 1
-	}
-	return c
-}
-
-// significandBits is p, the precision of a float dtype.
-func significandBits(dt scatter.DType) int {
-	switch dt {
-	case scatter.DTFloat16:
-		return 11
-	case scatter.DTBFloat16:
-		return 8
-	case scatter.DTFloat32:
-		return 24
-	}
-	return 53
 }
 
 // setFloat stores v, rounded to the slice's type, at position i.
@@ -208,7 +176,9 @@ func intAt(data any, i int) int64 {
 }
 
 // wrap reduces x to dtype dt's width (two's complement wrap-around, as C++
-// stores an int result in a narrower type); bool is x != 0.
+// stores an int result in a narrower type); bool is x != 0. Integer
+// arithmetic modulo 2^n is a ring, so folding in int64 and wrapping once
+// equals wrapping after every step, in any order.
 func wrap(dt scatter.DType, x int64) int64 {
 	switch dt {
 	case scatter.DTBool:
@@ -302,26 +272,11 @@ func (p *plan) foldInt(g group) (int64, int64) {
 	}
 	switch {
 	case p.kind == kMean:
-		acc = wrap(dt, floorDiv(acc, p.intCount(g)))
+		acc = wrap(dt, floorDiv(acc, int64(meanCount(p, g))))
 	case p.arg != nil && p.arg.masked && acc == start:
 		acc = 0
 	}
 	return acc, argv
-}
-
-// intCount is the mean's count for group g in an integer dtype: it wraps
-// in the dtype (uint8: 256 contributions count 0, then 1; int8: 129 count
-// -127), then 0 (torch) or below 1 (torch_scatter) becomes 1.
-func (p *plan) intCount(g group) int64 {
-	n := int64(len(g.srcs))
-	if p.mean.countSelf {
-		n++
-	}
-	c := wrap(p.dtype, n)
-	if c == 0 || (p.mean.clampBelow && c < 1) {
-		c = 1
-	}
-	return c
 }
 
 // floorDiv is ATen's div_floor_integer: truncating division, minus one when
