@@ -13,7 +13,9 @@ import "github.com/scatterconf/scatter"
 // (or 0-d) index; int32/int64 index even when empty; source's dtype;
 // dim == 0 or dim < source.dim(); len(index) == source.size(dim) (1 for a
 // 0-d source); a self of at most one dimension takes a source of at most
-// one. A multi-dim self then combines each source slice into its
+// one. A multi-dim self then selects slice 0 of self and of source (an
+// empty self dim is "index out of range", a 0-d source "select() cannot
+// be applied to a 0-dim tensor") and combines each source slice into its
 // self slice by a broadcasting binary op, so a source slice that
 // broadcasts is accepted; a self of at most one dimension takes the
 // 1-d path, element by element. Index values must lie in
@@ -104,6 +106,17 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 		if numel == 0 {
 			return &plan{dtype: dt, shape: c.Self.Shape, init: c.Self.Contiguous(), kind: k, self: true,
 				src: scatter.Tensor{Shape: []int{0}, Data: scatter.MakeData(dt, 0)}}, nil
+		}
+		// Before its loop, the multi-dim path takes self.select(dim, 0)
+		// and source.select(dim, 0): an empty self dim, then a 0-d
+		// source, fail there, before the broadcast and the index values.
+		if size == 0 {
+			e.add(scatter.ErrIndexOutOfRange, "select(): index 0 out of range for tensor of size %v at dimension %d", c.Self.Shape, dim)
+			return nil, e
+		}
+		if c.Source.Dim() == 0 {
+			e.add(scatter.ErrShapeMismatch, "select() cannot be applied to a 0-dim tensor.")
+			return nil, e
 		}
 		var ok bool
 		if srcOf, ok = sliceBroadcast(&e, c.Self.Shape, c.Source, dim); !ok {

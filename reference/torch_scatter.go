@@ -549,8 +549,9 @@ func (ts tsCall) meanCount(e *errs, out scatter.Tensor, p *plan) bool {
 // kernel is scatter_mul, scatter_min and scatter_max: torch_scatter's C++
 // scatter_cpu, in its order:
 //
-//	out given: out.dim() == src.dim() and out.size(i) == src.size(i) for i != dim
-//	           ("Input mismatch"; ErrShapeMismatch)
+//	out given: out.size(i) == src.size(i) for i != dim, i over out's
+//	           dimensions ("Input mismatch"; ErrShapeMismatch); src.size(i)
+//	           past src's last dimension raises first (ErrDimOutOfRange)
 //	out absent: size as in inferredSize (the max reads the index as int64)
 //	src empty: out (given) or zeros, arg all src.size(dim); nothing else runs
 //	the index as int64 (ErrIndexDType in every profile), the dtype dispatch
@@ -559,11 +560,15 @@ func (ts tsCall) meanCount(e *errs, out scatter.Tensor, p *plan) bool {
 //
 // The C++ kernel does not check index values: an out-of-range one writes
 // outside out (undefined behaviour). The suite demands ErrIndexOutOfRange
-// for values outside [0, out.size(dim)), checked last. The index dtype and
-// out's dtype are demanded even for an empty src, where the kernel returns
-// before reading them (a simplification: the result's dtypes would
-// otherwise follow them). Arithmetic is in the tensor's dtype, so
-// float16/bfloat16 products round at every step in every profile.
+// for values outside [0, out.size(dim)), checked last; so it rejects an
+// out of fewer dimensions than src (ErrShapeMismatch), which the kernel
+// would index with src's layout, after out.size(dim) (ErrDimOutOfRange
+// when dim is past out's dimensions) and the dtype checks. An empty src
+// returns before the dispatch: out's dtype is not checked then (the
+// result is the given out, whatever its dtype), nor the index's, except by
+// min/max, whose arg is allocated with the index's dtype and read as
+// int64 first. Arithmetic is in the tensor's dtype, so float16/bfloat16
+// products round at every step in every profile.
 func (ts tsCall) kernel() (*plan, errs) {
 	var e errs
 	c := ts.c
@@ -573,12 +578,17 @@ func (ts tsCall) kernel() (*plan, errs) {
 	bn := numel(S)
 	var size []int
 	if ts.hasOut {
-		if c.Out.Dim() != len(S) {
-			e.add(scatter.ErrShapeMismatch, "Input mismatch: out has %d dimensions, src %d", c.Out.Dim(), len(S))
-			return nil, e
-		}
-		for i := range S {
-			if i != d && c.Out.Shape[i] != S[i] {
+		// over out's dimensions: src.size(i) past src's last one raises
+		for i := range c.Out.Shape {
+			if i == d {
+				continue
+			}
+			if i >= len(S) {
+				e.add(scatter.ErrDimOutOfRange, "Dimension out of range (expected to be in range of [%d, %d], but got %d)", -len(S), len(S)-1, i)
+				e.add(scatter.ErrShapeMismatch, "Input mismatch: out has %d dimensions, src %d", c.Out.Dim(), len(S))
+				return nil, e
+			}
+			if c.Out.Shape[i] != S[i] {
 				e.add(scatter.ErrShapeMismatch, "Input mismatch: out %v and src %v differ in dimension %d", c.Out.Shape, S, i)
 				return nil, e
 			}
@@ -597,27 +607,43 @@ func (ts tsCall) kernel() (*plan, errs) {
 			return nil, e
 		}
 	}
-	if c.Index.DType() != scatter.DTInt64 {
+	if bn > 0 && ts.hasOut && c.Out.Dim() <= d { // N = out.size(dim)
+		e.add(scatter.ErrDimOutOfRange, "Dimension out of range (expected to be in range of [%d, %d], but got %d)",
+			-max(c.Out.Dim(), 1), max(c.Out.Dim(), 1)-1, d)
+		e.add(scatter.ErrShapeMismatch, "Input mismatch: out has %d dimensions, src %d", c.Out.Dim(), len(S))
+		return nil, e
+	}
+	if c.Index.DType() != scatter.DTInt64 && (bn > 0 || ts.k != kProd) {
 		e.add(scatter.ErrIndexDType, "expected scalar type Long but found %v", c.Index.DType())
 	}
 	if bn > 0 && dt == scatter.DTBool {
 		e.add(scatter.ErrUnsupportedDType, `"scatter_cpu" not implemented for 'Bool'`)
 	}
-	if ts.hasOut && c.Out.DType() != dt {
+	if bn > 0 && ts.hasOut && c.Out.DType() != dt {
 		e.add(scatter.ErrDTypeMismatch, "expected scalar type %v but found %v", dt, c.Out.DType())
 	}
 	if len(e) > 0 {
 		return nil, e
 	}
+	if bn > 0 && ts.hasOut && c.Out.Dim() != len(S) {
+		// out of fewer dimensions: the kernel would index it with src's
+		// layout, past its end; the suite rejects it (see above)
+		e.add(scatter.ErrShapeMismatch, "Input mismatch: out has %d dimensions, src %d", c.Out.Dim(), len(S))
+		return nil, e
+	}
 	// The bounds check is the suite's rule, not torch_scatter's (see above).
 	vals := indexValues(ts.bidx)
-	if !boundsCheck(&e, vals, d, size[d]) {
+	if bn > 0 && !boundsCheck(&e, vals, d, size[d]) {
 		return nil, e
 	}
 	p := &plan{dtype: dt, shape: append([]int{}, size...), src: c.Src.Contiguous(), kind: ts.k, self: true, perStep: true}
 	switch {
 	case ts.hasOut:
 		p.init = c.Out.Contiguous()
+		if bn == 0 { // returned as given, in its own dtype
+			p.dtype = c.Out.DType()
+			p.src = scatter.Tensor{Shape: []int{0}, Data: scatter.MakeData(p.dtype, 0)}
+		}
 	case bn == 0: // out.fill_(0), whatever the reduction
 		p.init, _ = scatter.Zeros(dt, size...)
 	case ts.k == kProd:
@@ -630,6 +656,8 @@ func (ts tsCall) kernel() (*plan, errs) {
 	if ts.k != kProd {
 		p.arg = &argRule{dimPos: dimPositions(S, d), sentinel: int64(S[d]), masked: !ts.hasOut}
 	}
-	p.groups = tsGroups(vals, S, d, size)
+	if bn > 0 {
+		p.groups = tsGroups(vals, S, d, size)
+	}
 	return p, nil
 }

@@ -51,12 +51,15 @@ func (t Target) JudgeLevel() scatter.Level {
 
 // Cases returns every case of the spec, fresh (no two calls share memory
 // with an earlier result of Cases): the documented examples, the rule pairs
-// and the verified edge cases of SEMANTICS.md §12.
+// the verified edge cases of SEMANTICS.md §12, the regressions the live
+// differential test found, and the recorded PyTorch fixtures.
 func Cases() []Case {
 	var cs []Case
 	cs = append(cs, examples()...)
 	cs = append(cs, rules()...)
 	cs = append(cs, edgeCases()...)
+	cs = append(cs, regressions()...)
+	cs = append(cs, fixtureCases()...)
 	return cs
 }
 

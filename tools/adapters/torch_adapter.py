@@ -473,10 +473,15 @@ def ts_kernel(src, index, dim, out, dim_size, reduce):
 
     given = out is not None
     if given:
-        if out.dim() != n:
-            fail("shape_mismatch", "Input mismatch: out has %d dimensions, src %d" % (out.dim(), n))
-        for i in range(n):
-            if i != dim and src.size(i) != out.size(i):
+        # CHECK_INPUT(src.size(i) == out.size(i)) for i != dim, i over out's
+        # dimensions: src.size(i) past src's last one raises first.
+        for i in range(out.dim()):
+            if i == dim:
+                continue
+            if i >= n:
+                fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)"
+                     % (-n, n - 1, i))
+            if src.size(i) != out.size(i):
                 fail("shape_mismatch", "Input mismatch: out %s and src %s differ in dimension %d"
                      % (list(out.shape), list(src.shape), i))
         out = out.contiguous()
@@ -507,6 +512,9 @@ def ts_kernel(src, index, dim, out, dim_size, reduce):
             out.fill_(0)
         return out, arg
 
+    if out.dim() <= dim:  # N = out.size(dim), out of fewer dimensions than src
+        fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)"
+             % (-max(out.dim(), 1), max(out.dim(), 1) - 1, dim))
     if index.dtype != torch.int64:  # getTensorInfo<int64_t>(index)
         fail("index_dtype", "expected scalar type Long but found %s" % index.dtype)
     if src.dtype == torch.bool:  # AT_DISPATCH_ALL_TYPES_AND2(Half, BFloat16)
@@ -514,6 +522,11 @@ def ts_kernel(src, index, dim, out, dim_size, reduce):
     if out.dtype != src.dtype:  # out.data_ptr<scalar_t>()
         fail("dtype_mismatch", "expected scalar type %s but found %s" % (src.dtype, out.dtype))
 
+    if out.dim() != n:
+        # out of fewer dimensions than src: the kernel indexes out's data
+        # with src's layout and writes past its end (undefined behaviour).
+        fail("shape_mismatch", "Input mismatch: out has %d dimensions, src %d (the C++ kernel would write past out)"
+             % (out.dim(), n))
     N = out.size(dim)
     # The C++ kernel does not bounds-check; the adapter does.
     bad = (index < 0) | (index >= N)

@@ -1,0 +1,61 @@
+package live
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/fixtures/casefile"
+)
+
+// TestSnippets runs the PyTorch snippets that failure reports print for
+// random calls of every operation and dtype: each must run, and raise
+// exactly when the adapter answers with an error.
+func TestSnippets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the snippets start one more Python")
+	}
+	c := startTorch(t)
+	py := torch.py
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	var calls []scatter.Call
+	var fails []bool
+	var script strings.Builder
+	script.WriteString("import warnings\nwarnings.filterwarnings('ignore')\n")
+	for _, op := range scatter.Ops {
+		combos := Combos(op)
+		for i := range 8 {
+			call := Gen(RandSource(r), combos[(i*7)%len(combos)], Options{})
+			_, err := c.Run(call)
+			calls = append(calls, call)
+			fails = append(fails, err != nil)
+			fmt.Fprintf(&script, "exec(%q, {})\nprint('@@end@@')\n", casefile.Snippet(call))
+		}
+	}
+	cmd := exec.Command(py, "-c", script.String())
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the snippets do not run: %v\n%s", err, out)
+	}
+	parts := strings.Split(string(out), "@@end@@\n")
+	if len(parts) != len(calls)+1 {
+		t.Fatalf("%d outputs for %d snippets:\n%s", len(parts)-1, len(calls), out)
+	}
+	for i, call := range calls {
+		o := strings.TrimSpace(parts[i])
+		last := o[strings.LastIndexByte(o, '\n')+1:]
+		raised := strings.HasPrefix(last, "AdapterError ") || strings.Contains(strings.SplitN(last, " ", 2)[0], "Error")
+		if strings.Contains(o, "NameError") || strings.Contains(o, "SyntaxError") || raised != fails[i] {
+			t.Errorf("snippet %d printed %q; the adapter failed: %v\n%s", i, o, fails[i], casefile.Snippet(call))
+		}
+	}
+}
