@@ -50,7 +50,7 @@ func (t Target) JudgeLevel() scatter.Level {
 }
 
 // Cases returns every case of the spec, fresh (no two calls share memory
-// with an earlier result of Cases): the documented examples, the rule pairs
+// with an earlier result of Cases): the documented examples, the rule pairs,
 // the verified edge cases of SEMANTICS.md §12, the regressions the live
 // differential test found, and the recorded PyTorch fixtures.
 func Cases() []Case {
