@@ -484,3 +484,14 @@ func judgeRandomTensor(r *rand.Rand, dt scatter.DType, shape ...int) scatter.Ten
 	}
 	return scatter.Tensor{Shape: shape, Data: data}
 }
+
+// TestJudgeReportSignedZero: a product with a zero factor and a negative
+// sign allows only -0, and the report says so.
+func TestJudgeReportSignedZero(t *testing.T) {
+	p := judgePlan(scatter.FromSlice([]float32{2}), scatter.FromSlice([]float32{-1, 0}), kProd, true, group{srcs: []int{0, 1}})
+	e := judgeExpect(p, judgeOut(float32(math.Copysign(0, -1))))
+	err := e.Check(scatter.Conformant, judgeOut[float32](0), nil)
+	if err == nil || !strings.Contains(err.Error(), "exactly -0.0") {
+		t.Fatalf("report does not name -0.0 as the allowed value:\n%v", err)
+	}
+}

@@ -158,7 +158,11 @@ func describeAllow(dt scatter.DType, a *allow) string {
 		var parts []string
 		if !r.empty {
 			if r.lo == r.hi {
-				parts = append(parts, describeExact(dt, floatElem(dt, r.lo), r.sign == 0))
+				v := r.lo
+				if v == 0 && r.sign < 0 {
+					v = math.Copysign(0, -1) // a zero whose sign bit is fixed: say which
+				}
+				parts = append(parts, describeExact(dt, floatElem(dt, v), r.sign == 0))
 			} else {
 				parts = append(parts, "["+formatFloat(dt, r.lo)+", "+formatFloat(dt, r.hi)+"]")
 			}

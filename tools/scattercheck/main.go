@@ -1,14 +1,21 @@
-// Command scattercheck runs the scatter conformance suite.
+// Command scattercheck is the conformance gate for implementations of the
+// PyTorch scatter family, in any language.
 //
-// With no arguments it runs the spec suite (every documented example, every
-// shape and dtype rule, every verified edge case) on each built-in backend
-// under each profile, prints a conformance matrix per backend (operation x
-// dtype, and per feature: pass / fail / skipped), and exits non-zero when
-// any case fails.
+//	scattercheck                                  # the suite on the built-in backends, both profiles
+//	scattercheck -impl 'python3 my_adapter.py'    # the suite on an outside implementation (PROTOCOL.md)
+//	scattercheck -impl CMD -profile torch-1.13 -level strict -junit report.xml -json report.json
+//	scattercheck oracle < requests > answers      # the reference oracle as a service (ORACLE.md)
+//	scattercheck export DIR                       # the spec's cases as fixture packs
 //
-//	go run ./tools/scattercheck                 # every built-in backend, both profiles
-//	go run ./tools/scattercheck -profile torch-1.13 -v
-//	go run ./tools/scattercheck -labels include_self,16-bit
+// The gate runs the documented examples, shape rules and edge cases of
+// package spec (with the recorded PyTorch fixtures that spec hands out),
+// and random calls for every operation and dtype the implementation
+// claims, each judged by the reference oracle; a failing random call is
+// shrunk to a minimal one. It prints a matrix of operation × dtype with
+// pass / fail / skipped and why, every failure with its protocol request
+// line, a PyTorch program and what was allowed against what came back,
+// and exits 0 exactly when the implementation conforms. README.md has the
+// flags and a CI recipe.
 package main
 
 import (
@@ -16,57 +23,51 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-
-	"github.com/scatterconf/scatter"
-	"github.com/scatterconf/scatter/reference"
-	"github.com/scatterconf/scatter/spec"
 )
 
-// builtin returns the backends this module ships, under profile p.
-func builtin(p scatter.Profile) []scatter.Backend {
-	return []scatter.Backend{reference.New(p)}
-}
-
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("scattercheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	profile := fs.String("profile", "all", "the truth to judge against: torch-2, torch-1.13 or all")
-	verbose := fs.Bool("v", false, "print every failure in full")
-	labels := fs.String("labels", "", "run only the cases carrying one of these comma-separated labels")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	profiles := scatter.Profiles
-	if *profile != "all" {
-		p, err := scatter.ParseProfile(*profile)
-		if err != nil {
-			fmt.Fprintln(stderr, err)
+// run is the command: the subcommand named by the first argument, or the
+// gate.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "oracle":
+			return runOracle(args[1:], stdin, stdout, stderr)
+		case "export":
+			return runExport(args[1:], stdout, stderr)
+		case "bench":
+			// Reserved: timing an implementation through the protocol's
+			// optional bench request is a later job.
+			fmt.Fprintln(stderr, "scattercheck bench: not implemented yet")
 			return 2
-		}
-		profiles = []scatter.Profile{p}
-	}
-	var want []string
-	if *labels != "" {
-		want = strings.Split(*labels, ",")
-	}
-	failed := 0
-	for _, p := range profiles {
-		for _, b := range builtin(p) {
-			t := spec.Target{Backend: b, Profile: p}
-			r := runSuite(t, want)
-			r.print(stdout, *verbose)
-			failed += r.failed
+		case "gate", "check":
+			args = args[1:]
+		case "help":
+			fs := flag.NewFlagSet("scattercheck", flag.ContinueOnError)
+			gateFlags(fs)
+			usage(fs, stdout)
+			return 0
 		}
 	}
-	if failed > 0 {
-		fmt.Fprintf(stdout, "\nFAIL: %d case(s) do not conform\n", failed)
-		return 1
-	}
-	fmt.Fprintln(stdout, "\nPASS: every backend conforms")
-	return 0
+	return runGate(args, stdout, stderr)
+}
+
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `usage:
+  scattercheck [flags]                  run the suite on the built-in backends
+  scattercheck -impl 'CMD' [flags]      run the suite on CMD, a child process speaking the protocol
+  scattercheck oracle [flags]           answer protocol requests with the reference and what conforms
+  scattercheck export [flags] DIR       write the spec's cases as fixture packs
+  scattercheck bench                    (reserved)
+
+The exit status is 0 exactly when the implementation conforms, 1 when it does
+not, 2 for a usage error.
+
+flags of the gate:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
 }

@@ -1,0 +1,790 @@
+#!/usr/bin/env python3
+"""The NumPy adapter: the implementation protocol (PROTOCOL.md, version 1)
+answered with NumPy, where NumPy has the operation.
+
+    scattercheck -impl '/usr/bin/python3 tools/adapters/numpy_adapter.py'
+
+It needs Python 3 and numpy (1.24 as Debian ships it), nothing else. It is
+an honest port, not an emulation of PyTorch: the argument rules of each
+PyTorch call (dim range, index dtype, dtype match, the shape rules, index
+bounds, the reduce names) are checked here, as any implementation must,
+and the arithmetic is NumPy's own:
+
+- scatter: plain fancy assignment (out[targets] = values; NumPy does not
+  promise which duplicate wins), reduce='add'/'multiply' with np.add.at and
+  np.multiply.at;
+- scatter_add: np.add.at;
+- scatter_reduce: sum np.add.at, prod np.multiply.at, amax np.maximum.at,
+  amin np.minimum.at (np.maximum/np.minimum propagate NaN, as torch's amax
+  and amin do), mean np.add.at over a count; include_self=False first
+  assigns the reduction's identity to the targets;
+- index_reduce: the same ufuncs, applied slice by slice along dim (each
+  source slice broadcast to its self slice, as PyTorch does);
+- gather: np.take_along_axis on the index's block of the input;
+- torch_scatter.scatter_add (1.x, with fill_value): np.full and np.add.at;
+- torch_scatter.scatter (2.x): sum/add/mean with np.add.at, mul with
+  np.multiply.at; min and max return an arg (the position of the extreme),
+  which no NumPy ufunc.at gives: answered "unsupported";
+- tensor.scatter (F#): np.add.at on the full index tuple; tensor.gather:
+  fancy indexing.
+
+NumPy has no bfloat16: the adapter does not claim it. What differs from
+PyTorch is left to show in the gate's report: float16 arithmetic rounds in
+float16 at every step (as torch 1.13 does, unlike torch 2's float32
+accumulation), integers wrap, the mean's count is an int64, a plain scatter
+with duplicate targets takes whichever value NumPy assigns last.
+
+A bad request never ends the adapter; it exits when standard input closes.
+"""
+
+import base64
+import binascii
+import json
+import math
+import os
+import re
+import sys
+import traceback
+
+import numpy as np
+
+PROTOCOL = 1
+
+OPS = [
+    "scatter", "scatter_add", "scatter_reduce", "index_reduce", "gather",
+    "torch_scatter.scatter_add", "torch_scatter.scatter",
+    "tensor.scatter", "tensor.gather",
+]
+
+# name -> numpy dtype of the wire bytes (little-endian). No bfloat16.
+DTYPES = {
+    "bool": np.dtype("|b1"),
+    "uint8": np.dtype("|u1"),
+    "int8": np.dtype("|i1"),
+    "int16": np.dtype("<i2"),
+    "int32": np.dtype("<i4"),
+    "int64": np.dtype("<i8"),
+    "float16": np.dtype("<f2"),
+    "float32": np.dtype("<f4"),
+    "float64": np.dtype("<f8"),
+}
+NAME_OF = {dt.newbyteorder("="): name for name, dt in DTYPES.items()}
+NAME_OF.update({dt: name for name, dt in DTYPES.items()})
+
+MAX_OUTPUT_ELEMS = int(os.environ.get("SCATTER_ADAPTER_MAX_ELEMS", str(1 << 28)))
+
+
+class AdapterError(Exception):
+    """A rejection with its protocol kind ("unsupported" for the
+    unsupported answer)."""
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def fail(kind, message):
+    raise AdapterError(kind, message)
+
+
+def name_of(a):
+    return NAME_OF.get(a.dtype.newbyteorder("="), str(a.dtype))
+
+
+# ---------------------------------------------------------------- tensors
+
+
+def decode_tensor(obj, name):
+    if not isinstance(obj, dict):
+        fail("invalid_argument", "%s: a tensor is an object with dtype, shape and data" % name)
+    dtn = obj.get("dtype")
+    if dtn == "bfloat16":
+        fail("unsupported", "%s: NumPy has no bfloat16" % name)
+    if not isinstance(dtn, str) or dtn not in DTYPES:
+        fail("invalid_argument", "%s: unknown dtype %r" % (name, dtn))
+    ndt = DTYPES[dtn]
+    shape = obj.get("shape")
+    if not isinstance(shape, list) or any(type(s) is not int or s < 0 for s in shape):
+        fail("invalid_argument", "%s: shape %r is not a list of non-negative integers" % (name, shape))
+    if len(shape) > 64:
+        fail("invalid_argument", "%s: %d dimensions" % (name, len(shape)))
+    n = math.prod(shape)
+    data = obj.get("data", "")
+    if not isinstance(data, str):
+        fail("invalid_argument", "%s: data is not a string" % name)
+    want = n * ndt.itemsize
+    if len(data) != 4 * ((want + 2) // 3):
+        fail("invalid_argument", "%s: %d base64 characters for %d bytes" % (name, len(data), want))
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError) as e:
+        fail("invalid_argument", "%s: malformed base64: %s" % (name, e))
+    if len(raw) != want:
+        fail("invalid_argument", "%s: %d bytes of data, shape %r of %s needs %d" % (name, len(raw), shape, dtn, want))
+    if dtn == "bool":
+        u = np.frombuffer(raw, dtype=np.uint8)
+        if u.size and u.max() > 1:
+            fail("invalid_argument", "%s: a bool byte is not 0 or 1" % name)
+    return np.frombuffer(raw, dtype=ndt).astype(ndt.newbyteorder("="), copy=True).reshape(shape)
+
+
+def encode_result(a):
+    a = np.asarray(a)
+    name = name_of(a)
+    if name not in DTYPES:
+        fail("invalid_argument", "result has dtype %s, which the protocol lacks" % a.dtype)
+    raw = np.ascontiguousarray(a).astype(DTYPES[name], copy=False).tobytes()
+    return {"dtype": name, "shape": list(a.shape), "data": base64.b64encode(raw).decode("ascii")}
+
+
+def decode_scalar(v, name):
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, (int, float)):
+        return v
+    if isinstance(v, str) and v in ("nan", "inf", "-inf"):
+        return float(v)
+    fail("invalid_argument", "%s: %r is not a number, \"nan\", \"inf\" or \"-inf\"" % (name, v))
+
+
+# ------------------------------------------------------- PyTorch's rules
+
+
+def wrap_dim(dim, ndim, what="self"):
+    """maybe_wrap_dim: a 0-d tensor counts as 1-d."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, dim))
+    return dim + n if dim < 0 else dim
+
+
+def as1d(a):
+    """A 0-d array as the 1-d array of one element PyTorch treats it as."""
+    return a.reshape(1) if a.ndim == 0 else a
+
+
+def check_index_dtype(index, what):
+    # torch >= 2.8 takes int32 and int64 (the torch-2 profile).
+    if index.dtype not in (np.int32, np.int64):
+        fail("index_dtype", "%s(): Expected dtype int32/int64 for index" % what)
+
+
+def check_bounds(idx, size, dim):
+    if idx.size:
+        bad = (idx < 0) | (idx >= size)
+        if bad.any():
+            v = int(idx[bad].flat[0])
+            fail("index_out_of_range", "index %d is out of bounds for dimension %d with size %d" % (v, dim, size))
+
+
+def scalar_to(value, dtype):
+    """c10's checked Scalar::to<T>(): a bool never overflows, nor does
+    anything into bool; an int must lie in the dtype's range (uint8 also
+    takes negative ints down to -255, wrapping); a float must be finite and
+    in range for an integer dtype (and is truncated toward zero), and in
+    range, or infinite, for a float dtype."""
+    if dtype == np.bool_:
+        return np.bool_(value != 0)
+    if isinstance(value, bool):
+        return dtype.type(int(value))
+    overflow = lambda: fail("value_overflow", "value cannot be converted to type %s without overflow" % dtype)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        if isinstance(value, float):
+            if math.isnan(value) or math.isinf(value) or value < info.min or value > info.max:
+                overflow()
+            return dtype.type(int(value))
+        if dtype == np.uint8:
+            if value > 255 or value < -255:
+                overflow()
+            return np.uint8(value & 0xFF)
+        if not info.min <= value <= info.max:
+            overflow()
+        return dtype.type(value)
+    f = float(value)
+    if math.isfinite(f) and abs(f) > float(np.finfo(dtype).max):
+        overflow()
+    return dtype.type(f)
+
+
+def dim_targets(self_shape, dim, index):
+    """The dim-scatter mapping (SEMANTICS.md 1.2): for every position p of
+    index, the target p with p[dim] = index[p]; returned as an index tuple
+    into self and the tuple of the positions p (into src)."""
+    pos = np.indices(index.shape, sparse=False)
+    tgt = [pos[d] for d in range(index.ndim)]
+    tgt[dim] = index.astype(np.int64)
+    return tuple(tgt), tuple(pos[d] for d in range(index.ndim))
+
+
+def scatter_checks(what, self, dim, index, src):
+    """scatter_meta_impl, scatter_gather_dtype_check, scatter_shape_check."""
+    dim = wrap_dim(dim, self.ndim)
+    if index.size and index.dtype not in (np.int32, np.int64):
+        fail("index_dtype", "%s(): Expected dtype int32/int64 for index" % what)
+    if src is not None and src.dtype != self.dtype:
+        fail("dtype_mismatch", "%s(): Expected self.dtype to be equal to src.dtype" % what)
+    if index.size == 0:
+        return dim
+    s, i = as1d(self), as1d(index)
+    if s.ndim != i.ndim:
+        fail("shape_mismatch", "Index tensor must have the same number of dimensions as self tensor")
+    for d in range(s.ndim):
+        if d != dim and i.shape[d] > s.shape[d]:
+            fail("shape_mismatch", "Expected index %s to be smaller than self %s apart from dimension %d"
+                 % (list(index.shape), list(self.shape), dim))
+    if src is not None:
+        r = as1d(src)
+        if r.ndim != i.ndim:
+            fail("shape_mismatch", "Index tensor must have the same number of dimensions as src tensor")
+        for d in range(i.ndim):
+            if i.shape[d] > r.shape[d]:
+                fail("shape_mismatch", "Expected index %s to be smaller size than src %s" % (list(index.shape), list(src.shape)))
+    return dim
+
+
+IDENTITY = {"sum": 0, "mean": 0, "prod": 1}
+
+
+def identity(reduce, dtype):
+    if reduce in IDENTITY:
+        return dtype.type(IDENTITY[reduce])
+    if dtype == np.bool_:
+        return np.bool_(reduce == "amin")
+    if np.issubdtype(dtype, np.floating):
+        return dtype.type(-np.inf if reduce == "amax" else np.inf)
+    info = np.iinfo(dtype)
+    return dtype.type(info.min if reduce == "amax" else info.max)
+
+
+UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum,
+         "add": np.add, "multiply": np.multiply}
+
+
+def mean_divide(out, count):
+    """out / count in out's dtype: true division for floats, floor
+    division for integers (PyTorch's rule)."""
+    count = np.where(count == 0, 1, count)
+    if np.issubdtype(out.dtype, np.floating):
+        return (out / count).astype(out.dtype)
+    return np.floor_divide(out, count.astype(out.dtype)).astype(out.dtype)
+
+
+# ---------------------------------------------------------------- the ops
+
+
+def op_scatter(self, dim, index, src, value, reduce):
+    if reduce is not None and reduce not in ("add", "multiply"):
+        fail("invalid_argument", "reduce argument must be either add or multiply.")
+    dim = scatter_checks("scatter", self, dim, index, src)
+    out = as1d(self).copy()
+    if index.size == 0:
+        return out.reshape(self.shape)
+    idx = as1d(index)
+    check_bounds(idx, out.shape[dim], dim)
+    tgt, pos = dim_targets(out.shape, dim, idx)
+    if src is not None:
+        vals = as1d(src)[pos]
+    else:
+        vals = np.full(idx.shape, scalar_to(value, out.dtype), dtype=out.dtype)
+    if reduce is None:
+        out[tgt] = vals  # fancy assignment: NumPy picks one of the duplicates
+    else:
+        UFUNC[reduce].at(out, tgt, vals)
+    return out.reshape(self.shape)
+
+
+def op_scatter_add(self, dim, index, src):
+    dim = scatter_checks("scatter", self, dim, index, src)
+    out = as1d(self).copy()
+    if index.size:
+        idx = as1d(index)
+        check_bounds(idx, out.shape[dim], dim)
+        tgt, pos = dim_targets(out.shape, dim, idx)
+        np.add.at(out, tgt, as1d(src)[pos])
+    return out.reshape(self.shape)
+
+
+def op_scatter_reduce(self, dim, index, src, reduce, include_self):
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        fail("invalid_argument", "reduce argument must be either sum, prod, mean, amax or amin.")
+    dim = scatter_checks("scatter", self, dim, index, src)
+    if reduce == "mean" and self.dtype == np.bool_:
+        fail("unsupported_dtype", "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
+    out = as1d(self).copy()
+    if index.size == 0:
+        return out.reshape(self.shape)
+    idx = as1d(index)
+    check_bounds(idx, out.shape[dim], dim)
+    tgt, pos = dim_targets(out.shape, dim, idx)
+    vals = as1d(src)[pos]
+    if not include_self:
+        out[tgt] = identity(reduce, out.dtype)
+    UFUNC[reduce].at(out, tgt, vals)
+    if reduce == "mean":
+        count = np.full(out.shape, 1 if include_self else 0, dtype=np.int64)
+        np.add.at(count, tgt, 1)
+        out = mean_divide(out, count)
+    return out.reshape(self.shape)
+
+
+def op_index_reduce(self, dim, index, source, reduce, include_self):
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        fail("invalid_argument", "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got %s." % reduce)
+    dim = wrap_dim(dim, self.ndim)
+    if index.ndim > 1:
+        fail("shape_mismatch", "index_reduce_(): Index is supposed to be a vector")
+    check_index_dtype(index, "index_reduce_")
+    if source.dtype != self.dtype:
+        fail("dtype_mismatch", "index_reduce_(): self and source must have the same scalar type")
+    if not (dim == 0 or dim < source.ndim):
+        fail("shape_mismatch", "index_reduce_(): Indexing dim %d is out of bounds of the source tensor" % dim)
+    n = 1 if source.ndim == 0 else source.shape[dim]
+    if index.size != n:
+        fail("shape_mismatch", "index_reduce_(): Number of indices (%d) should be equal to source.size(dim): (%d)" % (index.size, n))
+    # PyTorch's dtype rule for bool: the 1-d path and the include_self=False
+    # initialisation take numbers only (checked before the index bounds),
+    # and a mean fails in the floor division after the reduction (which
+    # the multi-dim path skips when the index is empty).
+    if self.dtype == np.bool_ and (self.ndim <= 1 or not include_self):
+        fail("unsupported_dtype", "\"index_func_\" not implemented for 'Bool'")
+    out = as1d(self).copy()
+    src = as1d(source)
+    idx = index.reshape(-1).astype(np.int64)
+    check_bounds(idx, out.shape[dim], dim)
+    if self.dtype == np.bool_ and idx.size and reduce == "mean":
+        fail("unsupported_dtype", "\"div_floor_cpu\" not implemented for 'Bool'")
+    lead = (slice(None),) * dim
+    if idx.size == 0:
+        return out.reshape(self.shape)
+    if not include_self:
+        out[lead + (idx,)] = identity(reduce, out.dtype)
+    # source.select(dim, i) combined into self.select(dim, index[i]): the
+    # slices broadcast, as PyTorch's TensorIterator does.
+    ufunc = UFUNC[reduce]
+    for i in range(idx.size):
+        dst = out[lead + (idx[i],)]
+        s = np.take(src, i, axis=dim) if src.ndim > dim else src.reshape(())
+        try:
+            b = np.broadcast_to(s, dst.shape)
+        except ValueError as e:
+            fail("shape_mismatch", "source slice %s does not broadcast to %s: %s" % (list(np.shape(s)), list(dst.shape), e))
+        out[lead + (idx[i],)] = ufunc(dst, b).astype(out.dtype)
+    if reduce == "mean":
+        count = np.full(out.shape[dim], 1 if include_self else 0, dtype=np.int64)
+        np.add.at(count, idx, 1)
+        shape = [1] * out.ndim
+        shape[dim] = out.shape[dim]
+        out = mean_divide(out, count.reshape(shape))
+    return out.reshape(self.shape)
+
+
+def op_gather(inp, dim, index):
+    dim = wrap_dim(dim, inp.ndim)
+    if index.size == 0:
+        return np.zeros(index.shape, dtype=inp.dtype)
+    check_index_dtype(index, "gather")
+    a, i = as1d(inp), as1d(index)
+    if a.ndim != i.ndim:
+        fail("shape_mismatch", "Index tensor must have the same number of dimensions as input tensor")
+    for d in range(a.ndim):
+        if d != dim and i.shape[d] > a.shape[d]:
+            fail("shape_mismatch", "Size does not match at dimension %d expected index %s to be smaller than self %s apart from dimension %d"
+                 % (d, list(index.shape), list(inp.shape), dim))
+    check_bounds(i, a.shape[dim], dim)
+    block = a[tuple(slice(None) if d == dim else slice(0, i.shape[d]) for d in range(a.ndim))]
+    return np.take_along_axis(block, i.astype(np.int64), axis=dim).reshape(index.shape)
+
+
+def check_size(shape):
+    if math.prod(shape) > MAX_OUTPUT_ELEMS:
+        fail("unsupported", "the adapter does not allocate an output of shape %s" % (list(shape),))
+
+
+def ts_index_max(index):
+    return 0 if index.size == 0 else int(index.max()) + 1
+
+
+def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
+    """torch_scatter 1.x scatter_add (SEMANTICS.md 8.3), with NumPy."""
+    n = src.ndim
+    if not -n <= dim < n:
+        fail("dim_out_of_range", "dim %d of a %d-dimensional src" % (dim, n))
+    dim = dim + n if dim < 0 else dim
+    if index.dtype not in (np.int32, np.int64):
+        fail("index_dtype", "scatter(): Expected dtype int32/int64 for index")
+    if index.ndim == 1:
+        view = [1] * n
+        view[dim] = src.shape[dim]
+        if index.size > 0:
+            if index.size != src.shape[dim]:
+                fail("shape_mismatch", "shape '%s' is invalid for input of size %d" % (view, index.size))
+            index = np.broadcast_to(index.reshape(view), src.shape)
+        else:
+            index = np.zeros(view, dtype=np.int64)  # torch_scatter: new_empty, uninitialised
+    if src.ndim != index.ndim:
+        fail("shape_mismatch", "Number of dimensions of src and index tensor do not match, got %d and %d" % (src.ndim, index.ndim))
+    shape = []
+    for s, i in zip(src.shape, index.shape):
+        t = s if (s == i and s != 1 and i != 1) else max(i, s)
+        if (s != t and s != 1) or (i != t and i != 1):
+            fail("shape_mismatch", "The expanded size of the tensor (%d) must match the existing size (%d)" % (t, s if s != t else i))
+        shape.append(t)
+    src = np.broadcast_to(src, shape)
+    index = np.broadcast_to(index, shape)
+    if out is None:
+        size = list(shape)
+        size[dim] = dim_size if dim_size is not None else ts_index_max(index)
+        if size[dim] < 0:
+            fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
+        check_size(size)
+        out = np.full(size, scalar_to(fill_value, src.dtype), dtype=src.dtype)
+    else:
+        if out.dtype != src.dtype:
+            fail("dtype_mismatch", "scatter(): Expected self.dtype to be equal to src.dtype")
+        out = out.copy()
+    if index.size:
+        if out.ndim != index.ndim:
+            fail("shape_mismatch", "Index tensor must have the same number of dimensions as self tensor")
+        for d in range(out.ndim):
+            if d != dim and index.shape[d] > out.shape[d]:
+                fail("shape_mismatch", "Expected index to be smaller than self apart from dimension %d" % dim)
+        check_bounds(index, out.shape[dim], dim)
+        tgt, pos = dim_targets(out.shape, dim, index)
+        np.add.at(out, tgt, src[pos])
+    return out
+
+
+def ts_broadcast(t, other_shape, dim):
+    """torch_scatter 2.x broadcast(src, other, dim)."""
+    nd = len(other_shape)
+    if dim < 0:
+        dim = nd + dim
+    if t.ndim == 1:
+        t = t.reshape((1,) * dim + t.shape)
+    while t.ndim < nd:
+        t = t.reshape(t.shape + (1,))
+    try:
+        return np.broadcast_to(t, other_shape)
+    except ValueError as e:
+        fail("shape_mismatch", "The expanded size of the tensor must match the existing size: %s" % e)
+
+
+def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
+    """torch_scatter 2.x scatter (SEMANTICS.md 8.1), with NumPy: sum, add,
+    mean and mul; min and max need an arg NumPy cannot give."""
+    if reduce not in ("sum", "add", "mul", "mean", "min", "max"):
+        fail("invalid_argument", "torch_scatter.scatter: unknown reduce %r" % (reduce,))
+    if reduce in ("min", "max"):
+        fail("unsupported", "torch_scatter.scatter with %s returns the position of each extreme (arg), which no NumPy ufunc.at gives" % reduce)
+    n = src.ndim
+    if not -n <= dim < n:
+        fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, dim))
+    dim = dim + n if dim < 0 else dim
+    if index.dtype not in (np.int32, np.int64):
+        fail("index_dtype", "scatter(): Expected dtype int32/int64 for index")
+    given = out is not None
+    bindex = ts_broadcast(index, src.shape, dim)
+    if reduce == "mul" and out is None and dim_size is None and bindex.size and index.dtype != np.int64:
+        # the C++ kernel reads index.max() as int64
+        fail("index_dtype", "expected scalar type Long but found %s" % name_of(index))
+    if out is None:
+        size = list(src.shape)
+        size[dim] = dim_size if dim_size is not None else ts_index_max(bindex)
+        if size[dim] < 0:
+            fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
+        check_size(size)
+        out = np.full(size, 1 if reduce == "mul" else 0, dtype=src.dtype)
+    else:
+        if out.dtype != src.dtype and reduce != "mul":
+            fail("dtype_mismatch", "scatter(): Expected self.dtype to be equal to src.dtype")
+        if out.ndim != n or any(out.shape[d] != src.shape[d] for d in range(n) if d != dim):
+            fail("shape_mismatch", "out %s does not match src %s apart from dimension %d" % (list(out.shape), list(src.shape), dim))
+        out = out.copy()
+    if reduce == "mul":
+        # torch_scatter's C++ kernel: an empty src returns at once (an
+        # output it made is zeros); then the index must be int64, and bool
+        # is not dispatched.
+        if src.size == 0:
+            if not given:
+                out[...] = 0
+            return out
+        if index.dtype != np.int64:
+            fail("index_dtype", "expected scalar type Long but found %s" % name_of(index))
+        if src.dtype == np.bool_:
+            fail("unsupported_dtype", "\"scatter_cpu\" not implemented for 'Bool'")
+        if out.dtype != src.dtype:
+            fail("dtype_mismatch", "expected scalar type %s but found %s" % (name_of(src), name_of(out)))
+    if bindex.size:
+        check_bounds(bindex, out.shape[dim], dim)
+    if src.dtype == np.bool_ and reduce == "mean":
+        fail("unsupported_dtype", "\"div_floor_cpu\" not implemented for 'Bool'")
+    if bindex.size:
+        tgt, pos = dim_targets(out.shape, dim, bindex)
+        (np.multiply if reduce == "mul" else np.add).at(out, tgt, src[pos])
+    if reduce == "mean":
+        # count: ones of the index's shape summed along dim, in src's dtype
+        index_dim = dim if index.ndim > dim else index.ndim - 1
+        if index.ndim == 0:
+            fail("shape_mismatch", "scatter_mean's count of a 0-d index")
+        csize = list(index.shape)
+        csize[index_dim] = out.shape[dim]
+        count = np.zeros(csize, dtype=src.dtype)
+        if index.size:
+            ctgt, _ = dim_targets(csize, index_dim, index)
+            np.add.at(count, ctgt, np.ones(index.shape, dtype=src.dtype))
+        count = np.where(count < 1, np.ones((), dtype=src.dtype), count)
+        count = ts_broadcast(count, out.shape, dim)
+        if np.issubdtype(out.dtype, np.floating):
+            out = (out / count).astype(out.dtype)
+        else:
+            out = np.floor_divide(out, count).astype(out.dtype)
+    return out
+
+
+def fs_index_types(indices):
+    for k, t in enumerate(indices):
+        if t is not None and t.dtype != np.int64:
+            fail("index_dtype", "indices[%d]: expected Tensor<int64>, got %s" % (k, name_of(t)))
+
+
+def broadcasts_to(shape, to):
+    if len(shape) > len(to):
+        return False
+    s = [1] * (len(to) - len(shape)) + list(shape)
+    return all(a == b or a == 1 for a, b in zip(s, to))
+
+
+def positional(k, shape):
+    view = [1] * len(shape)
+    view[k] = shape[k]
+    return np.broadcast_to(np.arange(shape[k], dtype=np.int64).reshape(view), shape)
+
+
+def check_positions(cols, lim):
+    bad = ((cols < 0) | (cols >= lim)).any(axis=1)
+    if bad.any():
+        p = int(np.nonzero(bad)[0][0])
+        fail("index_out_of_range", "Position %s is out of range for tensor of shape %s." % (cols[p].tolist(), lim.tolist()))
+
+
+def op_fs_scatter(indices, shape, src):
+    """F# Tensor.scatter: trgt = zeros(shape); np.add.at(trgt, j, src)."""
+    fs_index_types(indices)
+    if any(s < 0 for s in shape):
+        fail("invalid_argument", "shape %s cannot have negative entries" % shape)
+    S = list(src.shape)
+    if len(indices) != len(shape):
+        fail("invalid_argument", "For each dimension of the target an index tensor must be specified.")
+    if len(shape) < len(S):
+        fail("invalid_argument", "the target's %d dimensions are fewer than src's %d" % (len(shape), len(S)))
+    for k in range(len(S), len(shape)):
+        if indices[k] is None:
+            fail("invalid_argument", "Index dimensions beyond the number of source dimensions must not be None.")
+    for k, t in enumerate(indices):
+        if t is not None and not broadcasts_to(t.shape, S):
+            fail("shape_mismatch", "Cannot broadcast shape %s to shape %s" % (list(t.shape), S))
+    if src.dtype == np.bool_:
+        fail("unsupported_dtype", "Tensor.scatter: the element type bool has no addition")
+    check_size(shape)
+    idx = tuple(np.broadcast_to(t, S) if t is not None else positional(k, S) for k, t in enumerate(indices))
+    trgt = np.zeros(shape, dtype=src.dtype)
+    if src.size and idx:
+        cols = np.stack([i.reshape(-1) for i in idx], axis=1)
+        check_positions(cols, np.array(shape, dtype=np.int64))
+        np.add.at(trgt, idx, src)
+    elif src.size:
+        trgt += src
+    return trgt
+
+
+def op_fs_gather(indices, src):
+    """F# Tensor.gather: fancy indexing with the broadcast indices."""
+    fs_index_types(indices)
+    given = [t.shape for t in indices if t is not None]
+    if not given:
+        fail("invalid_argument", "At least one index tensor must not be None.")
+    try:
+        T = list(np.broadcast_shapes(*given))
+    except ValueError as e:
+        fail("shape_mismatch", "Cannot broadcast shapes %s to same size: %s" % (given, e))
+    S = list(src.shape)
+    if len(indices) != len(S):
+        fail("invalid_argument", "For each dimension of src an index tensor must be specified.")
+    if len(T) > len(S):
+        fail("invalid_argument", "src's %d dimensions are fewer than the target's %d" % (len(S), len(T)))
+    for k in range(len(T), len(S)):
+        if indices[k] is None:
+            fail("invalid_argument", "Index dimensions beyond the number of target dimensions must not be None.")
+    check_size(T)
+    idx = tuple(np.broadcast_to(t, T) if t is not None else positional(k, T) for k, t in enumerate(indices))
+    if math.prod(T) == 0:
+        return np.zeros(T, dtype=src.dtype)
+    cols = np.stack([i.reshape(-1) for i in idx], axis=1)
+    check_positions(cols, np.array(S, dtype=np.int64))
+    return src[idx].reshape(T).copy()
+
+
+# ---------------------------------------------------------------- requests
+
+
+class Fields:
+    def __init__(self, req):
+        self.req = req
+
+    def has(self, key):
+        return self.req.get(key) is not None
+
+    def tensor(self, key, required=True):
+        v = self.req.get(key)
+        if v is None:
+            if required:
+                fail("invalid_argument", "missing %s" % key)
+            return None
+        return decode_tensor(v, key)
+
+    def int(self, key, required=True, default=None):
+        v = self.req.get(key)
+        if v is None:
+            if required:
+                fail("invalid_argument", "missing %s" % key)
+            return default
+        if type(v) is not int or not -(1 << 63) <= v < (1 << 63):
+            fail("invalid_argument", "%s must be a 64-bit integer, not %r" % (key, v))
+        return v
+
+    def str(self, key, required=True, default=None):
+        v = self.req.get(key)
+        if v is None:
+            if required:
+                fail("invalid_argument", "missing %s" % key)
+            return default
+        if not isinstance(v, str):
+            fail("invalid_argument", "%s must be a string, not %r" % (key, v))
+        return v
+
+    def bool(self, key, default):
+        v = self.req.get(key)
+        if v is None:
+            return default
+        if not isinstance(v, bool):
+            fail("invalid_argument", "%s must be true or false, not %r" % (key, v))
+        return v
+
+    def scalar(self, key, required=True, default=None):
+        v = self.req.get(key)
+        if v is None:
+            if required:
+                fail("invalid_argument", "missing %s" % key)
+            return default
+        return decode_scalar(v, key)
+
+    def indices(self):
+        v = self.req.get("indices")
+        if not isinstance(v, list):
+            fail("invalid_argument", "missing indices (a list of tensors and nulls)")
+        return [None if x is None else decode_tensor(x, "indices[%d]" % k) for k, x in enumerate(v)]
+
+    def shape(self):
+        v = self.req.get("shape")
+        if not isinstance(v, list) or any(type(s) is not int for s in v):
+            fail("invalid_argument", "shape must be a list of integers")
+        return v
+
+
+def run(req):
+    """Decode and run one operation request; return (out, arg or None)."""
+    op = req.get("op")
+    f = Fields(req)
+    if op == "scatter":
+        self, dim, index = f.tensor("self"), f.int("dim"), f.tensor("index")
+        reduce = f.str("reduce", required=False)
+        if f.has("src") == f.has("value"):
+            fail("invalid_argument", "scatter needs exactly one of src and value")
+        src = f.tensor("src") if f.has("src") else None
+        value = f.scalar("value") if f.has("value") else None
+        return op_scatter(self, dim, index, src, value, reduce), None
+    if op == "scatter_add":
+        return op_scatter_add(f.tensor("self"), f.int("dim"), f.tensor("index"), f.tensor("src")), None
+    if op == "scatter_reduce":
+        return op_scatter_reduce(f.tensor("self"), f.int("dim"), f.tensor("index"), f.tensor("src"),
+                                 f.str("reduce"), f.bool("include_self", True)), None
+    if op == "index_reduce":
+        return op_index_reduce(f.tensor("self"), f.int("dim"), f.tensor("index"), f.tensor("source"),
+                               f.str("reduce"), f.bool("include_self", True)), None
+    if op == "gather":
+        return op_gather(f.tensor("input"), f.int("dim"), f.tensor("index")), None
+    if op == "torch_scatter.scatter_add":
+        return op_ts1_scatter_add(f.tensor("src"), f.tensor("index"), f.int("dim", False, -1), f.tensor("out", False),
+                                  f.int("dim_size", False), f.scalar("fill_value", False, 0)), None
+    if op == "torch_scatter.scatter":
+        return op_ts2_scatter(f.tensor("src"), f.tensor("index"), f.int("dim", False, -1), f.tensor("out", False),
+                              f.int("dim_size", False), f.str("reduce", False, "sum")), None
+    if op == "tensor.scatter":
+        return op_fs_scatter(f.indices(), f.shape(), f.tensor("src")), None
+    if op == "tensor.gather":
+        return op_fs_gather(f.indices(), f.tensor("src")), None
+    fail("unsupported", "op %r is not offered" % (op,))
+
+
+def hello_answer(rid):
+    return {"id": rid, "protocol": PROTOCOL, "name": "numpy", "version": np.__version__,
+            "ops": OPS, "dtypes": list(DTYPES)}
+
+
+def error_answer(rid, kind, message):
+    if kind == "unsupported":
+        return {"id": rid, "unsupported": message}
+    return {"id": rid, "error": {"kind": kind, "message": message}}
+
+
+def parse_constant(c):
+    raise ValueError("%s is not JSON" % c)
+
+
+LEADING_ID = re.compile(rb'^\s*\{\s*"id"\s*:\s*(-?[0-9]{1,19})\s*[,}]')
+
+
+def answer(line):
+    try:
+        req = json.loads(line, parse_constant=parse_constant)
+    except (ValueError, UnicodeDecodeError) as e:
+        m = LEADING_ID.match(line)
+        return error_answer(int(m.group(1)) if m else 0, "invalid_argument", "malformed request: %s" % e)
+    if not isinstance(req, dict) or type(req.get("id")) is not int:
+        return error_answer(0, "invalid_argument", "a request is a JSON object with an integer id")
+    rid = req["id"]
+    op = req.get("op")
+    try:
+        if op == "hello":
+            return hello_answer(rid)
+        if op == "bench":
+            fail("unsupported", "the NumPy adapter does not time calls")
+        with np.errstate(all="ignore"):  # overflow, invalid and 0/0 are results, as in PyTorch
+            out, arg = run(req)
+        ans = {"id": rid, "out": encode_result(out)}
+        if arg is not None:
+            ans["arg"] = encode_result(arg)
+        return ans
+    except AdapterError as e:
+        return error_answer(rid, e.kind, e.message)
+    except IndexError as e:
+        return error_answer(rid, "index_out_of_range", "IndexError: %s" % e)
+    except Exception as e:  # a bug of the adapter's own: answer, log, go on
+        traceback.print_exc(file=sys.stderr)
+        return error_answer(rid, "invalid_argument", "adapter error: %s: %s" % (type(e).__name__, e))
+
+
+def main():
+    out = sys.stdout
+    for line in sys.stdin.buffer:
+        if not line.strip():
+            continue
+        out.write(json.dumps(answer(line), separators=(",", ":"), allow_nan=False))
+        out.write("\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/fixtures/casefile"
+	"github.com/scatterconf/scatter/npy"
+	"github.com/scatterconf/scatter/reference"
+	"github.com/scatterconf/scatter/spec"
+)
+
+// scattercheck export DIR: the spec's cases (and the recorded fixtures
+// that package spec hands out among them) as fixture packs, for
+// implementations that would rather read files than speak the protocol.
+//
+//	DIR/README.md                     the layout, for whoever finds the folder
+//	DIR/index.json                    every case: id, op, dtypes, folder, outcome
+//	DIR/<profile>/<op>/<case>/        one folder per case, in package casefile's layout:
+//	    case.json                     the call's arguments and the expected outcome
+//	    self.npy index.npy src.npy .. the call's tensors (bfloat16 as '<u2' bit patterns)
+//	    expected_out.npy              the canonical result (the strict level's only answer)
+//	    expected_arg.npy              torch_scatter min/max's arg
+//	    allowed_lo.npy allowed_hi.npy per element, the least and greatest value that conforms
+//	                                  at -level (the hull of the allowed set)
+//	    allowed.json                  per element, the allowed set exactly (ORACLE.md's format),
+//	                                  or for a call that must fail the error kinds that conform
+
+const exportReadme = `# scatter conformance fixture packs
+
+Written by ` + "`scattercheck export`" + ` (github.com/scatterconf/scatter/tools/scattercheck).
+One folder per case: ` + "`<profile>/<op>/<case>/`" + `.
+
+- ` + "`case.json`" + `: the operation, its non-tensor arguments (PyTorch's parameter names),
+  the tensors (file, dtype, shape) and the expected outcome: ` + "`{\"out\": ...}`" + ` or
+  ` + "`{\"error\": KIND}`" + ` (PROTOCOL.md's error kinds; at the conformant level any kind in
+  allowed.json's ` + "`allowed_errors`" + ` conforms).
+- ` + "`*.npy`" + `: little-endian, C order; bfloat16 tensors are stored as ` + "`<u2`" + ` bit patterns
+  (the dtype beside each file in case.json says so).
+- ` + "`expected_out.npy`" + `: the canonical result, bit-exact at the strict level.
+- ` + "`allowed_lo.npy`" + `, ` + "`allowed_hi.npy`" + `: per element, the least and greatest value that
+  conforms at the level of the export (see index.json); between them, only the values
+  allowed.json lists conform where it lists values (a plain scatter with duplicate
+  targets takes one of several candidates, not any value between them). NaN in both:
+  only NaN conforms.
+- ` + "`allowed.json`" + `: per element, ` + "`{\"values\": [...]}`" + ` and/or ` + "`{\"lo\": x, \"hi\": y}`" + ` (ordered
+  with -0.0 < +0.0; "nan" matches any NaN), or ` + "`{\"any\": true}`" + `.
+`
+
+type exportEntry struct {
+	ID       string   `json:"id"`
+	Op       string   `json:"op"`
+	Profile  string   `json:"profile"`
+	Folder   string   `json:"folder"`
+	DTypes   []string `json:"dtypes"`
+	Expect   string   `json:"expect"` // "out" or the error kind
+	Source   string   `json:"source"`
+	Labels   []string `json:"labels,omitempty"`
+	Bounds   bool     `json:"bounds"` // allowed_lo/hi.npy written
+	Allowed  bool     `json:"allowed"`
+	Problems string   `json:"problems,omitempty"`
+}
+
+func runExport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("scattercheck export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	profile := fs.String("profile", "all", "the truth: torch-2, torch-1.13 or all")
+	level := fs.String("level", "conformant", "the level of the allowed sets: conformant or strict")
+	ops := fs.String("ops", "", "only these operations (comma-separated)")
+	labels := fs.String("labels", "", "only the cases carrying one of these labels")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: scattercheck export [flags] DIR\n\nWrites the spec's cases as fixture packs (npy + case.json + expected / allowed bounds).\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	dir := fs.Arg(0)
+	profiles, err := parseProfiles(*profile, false)
+	if err != nil {
+		fmt.Fprintln(stderr, "scattercheck export:", err)
+		return 2
+	}
+	lvl, err := scatter.ParseLevel(*level)
+	if err != nil {
+		fmt.Fprintln(stderr, "scattercheck export:", err)
+		return 2
+	}
+	opList, err := parseOps(*ops)
+	if err != nil {
+		fmt.Fprintln(stderr, "scattercheck export:", err)
+		return 2
+	}
+	cfg := &gateConfig{ops: opList}
+	if *labels != "" {
+		cfg.labels = splitList(*labels)
+	}
+	var index []exportEntry
+	for _, p := range profiles {
+		used := map[string]bool{}
+		for _, c := range spec.Cases() {
+			if c.Profiles != nil && !slices.Contains(c.Profiles, p) {
+				continue
+			}
+			if !cfg.wantOp(c.Call.Op()) || !cfg.wantLabels(c.Labels) {
+				continue
+			}
+			name := reproName(c.Call.Op(), c.Name)
+			for k := 2; used[name]; k++ {
+				name = fmt.Sprintf("%s-%d", reproName(c.Call.Op(), c.Name), k)
+			}
+			used[name] = true
+			e, err := exportCase(dir, p, lvl, name, c)
+			if err != nil {
+				fmt.Fprintf(stderr, "scattercheck export: %s: %v\n", c.Name, err)
+				return 1
+			}
+			index = append(index, e)
+		}
+	}
+	js, _ := json.MarshalIndent(map[string]any{"level": lvl.String(), "cases": index}, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, "index.json"), append(js, '\n'), 0o644); err != nil {
+		fmt.Fprintln(stderr, "scattercheck export:", err)
+		return 1
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(exportReadme), 0o644); err != nil {
+		fmt.Fprintln(stderr, "scattercheck export:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %d cases to %s (%s level)\n", len(index), dir, lvl)
+	return 0
+}
+
+// exportCase writes one case's folder.
+func exportCase(dir string, p scatter.Profile, lvl scatter.Level, name string, c spec.Case) (exportEntry, error) {
+	e := exportEntry{ID: c.Name, Op: string(c.Call.Op()), Profile: p.String(), Folder: p.String() + "/" + name,
+		Source: c.Source, Labels: c.Labels}
+	for _, t := range c.Call.Tensors() {
+		if s := t.DType().String(); !slices.Contains(e.DTypes, s) {
+			e.DTypes = append(e.DTypes, s)
+		}
+	}
+	slices.Sort(e.DTypes)
+	exp := reference.Expect(cloneCall(c.Call), p)
+	fx := casefile.Fixture{Name: name, Profile: p, Call: c.Call, Source: "spec: " + c.Name + " (" + c.Source + ")",
+		Provenance: "scattercheck export: the spec's recorded outcome, accepted by the reference oracle under " + p.String()}
+	allowed := map[string]any{"profile": p.String(), "level": lvl.String()}
+	switch codes := exp.Codes(); {
+	case codes != nil:
+		fx.WantErr = codes[0]
+		if c.WantErr != 0 {
+			fx.WantErr = c.WantErr
+		}
+		fx.Message = "the first rule PyTorch checks"
+		want := codes
+		if lvl == scatter.Strict {
+			want = []scatter.Code{fx.WantErr}
+		}
+		names := make([]string, len(want))
+		for i, w := range want {
+			names[i] = w.String()
+		}
+		allowed["allowed_errors"] = names
+		e.Expect = fx.WantErr.String()
+		e.Allowed = true
+	default:
+		fx.Want = exp.Result()
+		e.Expect = "out"
+		allowed["allowed"] = allowedJSON(exp, lvl, defaultAllowedMax)
+		e.Allowed = true
+	}
+	files, err := casefile.Files(fx)
+	if err != nil {
+		return e, err
+	}
+	if exp.Codes() == nil {
+		if sets, err := allowedSets(exp, lvl, defaultAllowedMax); err == nil {
+			for _, at := range sets {
+				lo, hi, ok := boundsOf(at)
+				if !ok {
+					continue
+				}
+				prefix := "allowed_"
+				if at.name == "arg" {
+					prefix = "allowed_arg_"
+				}
+				for fn, t := range map[string]scatter.Tensor{prefix + "lo.npy": lo, prefix + "hi.npy": hi} {
+					var b bytes.Buffer
+					if err := npy.Write(&b, t); err != nil {
+						return e, err
+					}
+					files[fn] = b.Bytes()
+				}
+				if at.name == "out" {
+					e.Bounds = true
+				}
+			}
+		} else {
+			e.Problems = err.Error()
+		}
+	}
+	js, _ := json.MarshalIndent(allowed, "", "  ")
+	files["allowed.json"] = append(js, '\n')
+	folder := filepath.Join(dir, p.String(), filepath.FromSlash(name))
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		return e, err
+	}
+	for fn, b := range files {
+		if err := os.WriteFile(filepath.Join(folder, fn), b, 0o644); err != nil {
+			return e, err
+		}
+	}
+	if strings.Contains(e.Problems, "\n") {
+		e.Problems = firstLine(e.Problems)
+	}
+	return e, nil
+}

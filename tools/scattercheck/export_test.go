@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/fixtures/casefile"
+	"github.com/scatterconf/scatter/npy"
+)
+
+// TestExport writes fixture packs and reads every one back: the case
+// decodes as a fixture (package casefile), and where bounds are written
+// the expected result lies between them.
+func TestExport(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errb := runCmd(t, nil, "export", "-profile", "torch-2", "-ops", "scatter_reduce,torch_scatter.scatter", dir)
+	if code != 0 {
+		t.Fatalf("export: exit %d\n%s%s", code, out, errb)
+	}
+	var index struct {
+		Level string        `json:"level"`
+		Cases []exportEntry `json:"cases"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &index); err != nil {
+		t.Fatal(err)
+	}
+	if index.Level != "conformant" || len(index.Cases) < 20 {
+		t.Fatalf("index: level %s, %d cases", index.Level, len(index.Cases))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
+		t.Error(err)
+	}
+	fsys := os.DirFS(dir)
+	bounded, errs := 0, 0
+	for _, e := range index.Cases {
+		if e.Op != "scatter_reduce" && e.Op != "torch_scatter.scatter" {
+			t.Errorf("%s: -ops let %s through", e.ID, e.Op)
+		}
+		fx, err := casefile.Decode(fsys, e.Folder)
+		if err != nil {
+			t.Errorf("%s: %v", e.ID, err)
+			continue
+		}
+		var allowed map[string]json.RawMessage
+		ab, err := os.ReadFile(filepath.Join(dir, e.Folder, "allowed.json"))
+		if err != nil || json.Unmarshal(ab, &allowed) != nil {
+			t.Errorf("%s: allowed.json: %v", e.ID, err)
+			continue
+		}
+		if e.Expect != "out" {
+			errs++
+			if fx.WantErr.String() != e.Expect || allowed["allowed_errors"] == nil {
+				t.Errorf("%s: expect %s, fixture %v, allowed %s", e.ID, e.Expect, fx.WantErr, ab)
+			}
+			continue
+		}
+		if !e.Bounds {
+			continue
+		}
+		bounded++
+		lo := readNpy(t, filepath.Join(dir, e.Folder, "allowed_lo.npy"), fx.Want.Out.DType())
+		hi := readNpy(t, filepath.Join(dir, e.Folder, "allowed_hi.npy"), fx.Want.Out.DType())
+		want := fx.Want.Out
+		wp, lp, hp := want.Positions(), lo.Positions(), hi.Positions()
+		for i := range wp {
+			w := scatter.Float64At(want.Data, wp[i])
+			l := scatter.Float64At(lo.Data, lp[i])
+			h := scatter.Float64At(hi.Data, hp[i])
+			if math.IsNaN(w) {
+				continue
+			}
+			if !(l <= w && w <= h) {
+				t.Errorf("%s: element %d: %v not in [%v, %v]", e.ID, i, w, l, h)
+			}
+		}
+	}
+	if bounded == 0 || errs == 0 {
+		t.Errorf("%d cases with bounds, %d expected errors", bounded, errs)
+	}
+}
+
+func readNpy(t *testing.T, path string, dt scatter.DType) scatter.Tensor {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	x, err := npy.ReadAs(f, dt)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return x
+}

@@ -1,0 +1,687 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/properties"
+	"github.com/scatterconf/scatter/protocol"
+	"github.com/scatterconf/scatter/reference"
+	"github.com/scatterconf/scatter/spec"
+)
+
+// The gate: the whole suite on one implementation (an outside process
+// speaking the protocol, or the built-in backends), with a report.
+
+// gateConfig is the gate's command line.
+type gateConfig struct {
+	impl             string
+	profiles         []scatter.Profile
+	level            scatter.Level
+	ops              []scatter.Op // nil: every operation
+	labels           []string     // nil: every spec case
+	suites           map[string]bool
+	checks           int
+	seed             uint64
+	timeout          time.Duration
+	startTimeout     time.Duration
+	shrinkTime       time.Duration
+	shrinkBudget     time.Duration // left for shrinking in this run (all parts)
+	maxProcFailures  int
+	allowUnsupported bool
+	strictXfail      bool
+	xfailPath        string
+	junitPath        string
+	jsonPath         string
+	reproDir         string
+	verbose          bool
+	propTier         properties.Tier
+}
+
+// The parts of the suite (-suites).
+const (
+	suiteSpec       = "spec"
+	suiteFixtures   = "fixtures"
+	suiteRandom     = "random"
+	suiteProperties = "properties"
+)
+
+var allSuites = []string{suiteSpec, suiteFixtures, suiteRandom, suiteProperties}
+
+// Defaults of the gate's flags.
+const (
+	defaultChecks          = 100
+	defaultSeed            = 1
+	defaultTimeout         = 30 * time.Second
+	defaultShrinkTime      = 2 * time.Second
+	defaultShrinkBudget    = 20 * time.Second
+	defaultMaxProcFailures = 10
+)
+
+func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
+	impl := fs.String("impl", "", "run the suite on this command, a child process speaking the protocol (PROTOCOL.md); without it, on the built-in backends")
+	profile := fs.String("profile", "", "the truth to judge against: torch-2, torch-1.13 or all (default torch-2 with -impl, all without)")
+	level := fs.String("level", "conformant", "conformant (any correct summation order) or strict (bit-exact with the canonical order)")
+	ops := fs.String("ops", "", "only these operations (comma-separated, e.g. scatter_reduce,gather)")
+	labels := fs.String("labels", "", "only the spec and fixture cases carrying one of these comma-separated labels")
+	suites := fs.String("suites", strings.Join(allSuites, ","), "the parts of the suite to run: spec (documented examples, rules, edge cases), fixtures (recorded PyTorch cases), random (random calls per operation and dtype, shrunk), properties (package properties: differential on larger and strided tensors, invariants, metamorphic relations)")
+	checks := fs.Int("checks", defaultChecks, "random calls per operation and dtype (0: no random part)")
+	seed := fs.Uint64("seed", defaultSeed, "seed of the random part (0: a fresh one, printed in the report)")
+	timeout := fs.Duration("timeout", defaultTimeout, "the most one request may take before the implementation is killed (and restarted)")
+	startTimeout := fs.Duration("start-timeout", protocol.DefaultStartTimeout, "the most the implementation may take to start and answer hello")
+	shrink := fs.Duration("shrink-time", defaultShrinkTime, "the most time spent shrinking one random failure")
+	shrinkBudget := fs.Duration("shrink-budget", defaultShrinkBudget, "the most time spent shrinking in all (once spent, failures are reported as found)")
+	maxProc := fs.Int("max-process-failures", defaultMaxProcFailures, "after this many hangs, crashes or garbage answers, stop sending requests (0: never stop)")
+	allowUnsup := fs.Bool("allow-unsupported", false, "count calls answered \"unsupported\" as skipped instead of failed")
+	xfail := fs.String("xfail", "", "file of expected failures: one case id or glob a line, optionally followed by '# reason'")
+	strictXfail := fs.Bool("strict-xfail", false, "an expected failure that passes (XPASS) fails the run")
+	junit := fs.String("junit", "", "write a JUnit XML report to this file")
+	jsonPath := fs.String("json", "", "write a JSON report to this file")
+	repro := fs.String("repro-dir", "", "write each failure as a fixture folder (case.json, .npy files, repro.py) below this folder")
+	verbose := fs.Bool("v", false, "print every failure in full (default: the first five)")
+	tier := fs.String("properties-tier", "default", "the tensor sizes of the properties part: short (up to 256 elements), default (4096, sizes around 32 and 256) or long (2^17, sizes around 65536)")
+	return func() (*gateConfig, error) {
+		cfg := &gateConfig{impl: *impl, checks: *checks, seed: *seed, timeout: *timeout, startTimeout: *startTimeout,
+			shrinkTime: *shrink, shrinkBudget: *shrinkBudget, maxProcFailures: *maxProc, allowUnsupported: *allowUnsup, strictXfail: *strictXfail,
+			xfailPath: *xfail, junitPath: *junit, jsonPath: *jsonPath, reproDir: *repro, verbose: *verbose,
+			suites: map[string]bool{}}
+		var err error
+		if cfg.profiles, err = parseProfiles(*profile, *impl != ""); err != nil {
+			return nil, err
+		}
+		if cfg.level, err = scatter.ParseLevel(*level); err != nil {
+			return nil, err
+		}
+		if cfg.ops, err = parseOps(*ops); err != nil {
+			return nil, err
+		}
+		if *labels != "" {
+			cfg.labels = splitList(*labels)
+		}
+		for _, s := range splitList(*suites) {
+			if !slices.Contains(allSuites, s) {
+				return nil, fmt.Errorf("unknown suite %q (want %s)", s, strings.Join(allSuites, ", "))
+			}
+			cfg.suites[s] = true
+		}
+		if cfg.checks < 0 || cfg.timeout <= 0 || cfg.startTimeout <= 0 || cfg.maxProcFailures < 0 {
+			return nil, fmt.Errorf("-checks, -timeout, -start-timeout and -max-process-failures must not be negative or zero")
+		}
+		switch *tier {
+		case "short":
+			cfg.propTier = properties.TierShort
+		case "default":
+			cfg.propTier = properties.TierDefault
+		case "long":
+			cfg.propTier = properties.TierLong
+		default:
+			return nil, fmt.Errorf("unknown -properties-tier %q (want short, default or long)", *tier)
+		}
+		if cfg.seed == 0 {
+			cfg.seed = uint64(time.Now().UnixNano()) >> 1
+		}
+		return cfg, nil
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func parseProfiles(s string, impl bool) ([]scatter.Profile, error) {
+	switch s {
+	case "":
+		if impl {
+			return []scatter.Profile{scatter.Torch2}, nil
+		}
+		return slices.Clone(scatter.Profiles), nil
+	case "all":
+		return slices.Clone(scatter.Profiles), nil
+	}
+	p, err := scatter.ParseProfile(s)
+	if err != nil {
+		return nil, err
+	}
+	return []scatter.Profile{p}, nil
+}
+
+func parseOps(s string) ([]scatter.Op, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var ops []scatter.Op
+	for _, name := range splitList(s) {
+		op := scatter.Op(name)
+		if !slices.Contains(scatter.Ops, op) {
+			var names []string
+			for _, o := range scatter.Ops {
+				names = append(names, string(o))
+			}
+			return nil, fmt.Errorf("unknown operation %q (want some of %s)", name, strings.Join(names, ", "))
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// builtin returns the backends this module ships, under profile p.
+func builtin(p scatter.Profile) []scatter.Backend {
+	return []scatter.Backend{reference.New(p)}
+}
+
+// runGate is the gate command: it runs the suite and returns the exit
+// status, 0 exactly when every implementation checked conforms.
+func runGate(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("scattercheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { usage(fs, stderr) }
+	parse := gateFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "scattercheck: unexpected argument %q (subcommands: oracle, export, bench)\n", fs.Arg(0))
+		return 2
+	}
+	cfg, err := parse()
+	if err != nil {
+		fmt.Fprintln(stderr, "scattercheck:", err)
+		return 2
+	}
+	var xf *xfailList
+	if cfg.xfailPath != "" {
+		if xf, err = loadXfail(cfg.xfailPath); err != nil {
+			fmt.Fprintln(stderr, "scattercheck:", err)
+			return 2
+		}
+	}
+
+	var runs []*runReport
+	if cfg.impl != "" {
+		runs = runImpl(cfg)
+	} else {
+		for _, p := range cfg.profiles {
+			for _, b := range builtin(p) {
+				runs = append(runs, runTarget(b, nil, cfg, p))
+			}
+		}
+	}
+	for _, r := range runs {
+		r.applyXfail(xf)
+	}
+	warnings := xf.unmatched()
+	if cfg.reproDir != "" {
+		for _, r := range runs {
+			if err := r.writeRepros(cfg.reproDir); err != nil {
+				warnings = append(warnings, "writing the repro folders: "+err.Error())
+			}
+		}
+	}
+	for _, r := range runs {
+		r.print(stdout, cfg.verbose)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(stdout, "warning:", w)
+	}
+	ok := true
+	for _, r := range runs {
+		ok = ok && r.conforms(cfg.strictXfail)
+	}
+	code := 0
+	if cfg.jsonPath != "" {
+		if err := writeJSON(cfg.jsonPath, runs, warnings, ok); err != nil {
+			fmt.Fprintln(stderr, "scattercheck:", err)
+			code = 2
+		}
+	}
+	if cfg.junitPath != "" {
+		if err := writeJUnit(cfg.junitPath, runs, cfg.strictXfail); err != nil {
+			fmt.Fprintln(stderr, "scattercheck:", err)
+			code = 2
+		}
+	}
+	if !ok {
+		fmt.Fprintln(stdout, "\nFAIL: the implementation does not conform")
+		return 1
+	}
+	fmt.Fprintln(stdout, "\nPASS: conforms")
+	return code
+}
+
+// runImpl starts the implementation and runs the suite on it, once per
+// profile.
+func runImpl(cfg *gateConfig) []*runReport {
+	opts := protocol.ClientOptions{Timeout: cfg.timeout, StartTimeout: cfg.startTimeout}
+	t0 := time.Now()
+	client, err := protocol.NewClient(cfg.impl, opts)
+	if err != nil {
+		var runs []*runReport
+		for _, p := range cfg.profiles {
+			r := newRunReport(cfg, p, implInfo{Command: cfg.impl, Name: "(did not start)"})
+			cr := &caseResult{ID: "gate/start", Source: "gate", Status: stFail, Origin: "PROTOCOL.md, Handshake",
+				Failure: &failure{Kind: protocol.KindStart, Summary: firstLine(err.Error()), Report: err.Error()}}
+			var pe *protocol.ProcessError
+			if errors.As(err, &pe) {
+				cr.Failure.Stderr = tail(pe.Stderr, 40)
+			}
+			r.Cases = append(r.Cases, cr)
+			r.Duration = time.Since(t0)
+			runs = append(runs, r)
+		}
+		return runs
+	}
+	defer client.Close()
+	var runs []*runReport
+	for _, p := range cfg.profiles {
+		runs = append(runs, runTarget(client, client, cfg, p))
+	}
+	return runs
+}
+
+// errGaveUp is the answer of a guarded backend that has stopped sending
+// requests after too many process failures.
+var errGaveUp = errors.New("not run: the gate stopped sending requests after too many hangs, crashes or garbage answers (-max-process-failures)")
+
+// guarded is the implementation as the gate drives it: it records the
+// outcome of the last call, counts process failures, and after too many
+// answers errGaveUp without sending anything. Its Info is the
+// implementation's, without the deterministic claim unless the gate
+// judges at the strict level: -level is what the user asks for.
+type guarded struct {
+	inner    scatter.Backend
+	info     scatter.Info
+	maxProc  int
+	procFail int
+	gaveUp   bool
+
+	lastRes scatter.Result
+	lastErr error
+	ran     bool
+}
+
+func (g *guarded) Info() scatter.Info { return g.info }
+
+func (g *guarded) Run(c scatter.Call) (scatter.Result, error) {
+	g.ran = true
+	if g.gaveUp {
+		g.lastRes, g.lastErr = scatter.Result{}, errGaveUp
+		return g.lastRes, g.lastErr
+	}
+	res, err := g.inner.Run(c)
+	g.lastRes, g.lastErr = res, err
+	var pe *protocol.ProcessError
+	if errors.As(err, &pe) {
+		g.procFail++
+		if g.maxProc > 0 && g.procFail >= g.maxProc {
+			g.gaveUp = true
+		}
+	}
+	return res, err
+}
+
+func (g *guarded) reset() { g.lastRes, g.lastErr, g.ran = scatter.Result{}, nil, false }
+
+// processKind names a process failure: the ProcessError's kind, or
+// "gave-up".
+func processKind(err error) string {
+	var pe *protocol.ProcessError
+	if errors.As(err, &pe) {
+		return pe.Kind
+	}
+	if errors.Is(err, errGaveUp) {
+		return "gave-up"
+	}
+	return ""
+}
+
+// runTarget runs the suite on backend b (client is b when b is an outside
+// process) under profile p.
+func runTarget(b scatter.Backend, client *protocol.Client, cfg *gateConfig, p scatter.Profile) *runReport {
+	t0 := time.Now()
+	info := b.Info()
+	g := &guarded{inner: b, info: info, maxProc: cfg.maxProcFailures}
+	if cfg.level != scatter.Strict {
+		g.info.Deterministic = false
+	}
+	if cfg.ops != nil {
+		// -ops narrows what the parts draw: the properties' invariants
+		// pick among the claimed operations.
+		var ops []scatter.Op
+		for _, op := range cfg.ops {
+			if info.Ops == nil || slices.Contains(info.Ops, op) {
+				ops = append(ops, op)
+			}
+		}
+		g.info.Ops = ops
+	}
+	ii := implInfo{Name: info.Name, Version: info.Version, Command: cfg.impl, Deterministic: info.Deterministic,
+		Builtin: client == nil}
+	for _, op := range info.Ops {
+		ii.Ops = append(ii.Ops, string(op))
+	}
+	if info.Ops == nil {
+		ii.Ops = []string{"(all)"}
+	}
+	for _, dt := range info.DTypes {
+		ii.DTypes = append(ii.DTypes, dt.String())
+	}
+	if info.DTypes == nil {
+		ii.DTypes = []string{"(all)"}
+	}
+	r := newRunReport(cfg, p, ii)
+	if info.Deterministic && cfg.level != scatter.Strict {
+		r.Notes = append(r.Notes, "the implementation claims to be deterministic; this run judges it at the conformant level as asked (-level strict holds it to bit-exactness)")
+	}
+	target := spec.Target{Backend: g, Profile: p, Level: cfg.level}
+
+	if cfg.suites[suiteSpec] || cfg.suites[suiteFixtures] {
+		for _, c := range spec.Cases() {
+			src := caseSource(c)
+			if !cfg.suites[src] || !cfg.wantOp(c.Call.Op()) || !cfg.wantLabels(c.Labels) {
+				continue
+			}
+			r.Cases = append(r.Cases, runSpecCase(target, g, c, src, cfg))
+		}
+	}
+	if cfg.suites[suiteRandom] && cfg.checks > 0 {
+		r.Cases = append(r.Cases, runRandomPart(g, info, cfg, p)...)
+	}
+	if cfg.suites[suiteProperties] && cfg.checks > 0 {
+		r.Cases = append(r.Cases, runPropertiesPart(g, cfg, p)...)
+	}
+	if client != nil {
+		r.Restarts = client.Restarts()
+		r.StderrTail = tail(client.Stderr(), 40)
+	}
+	r.Duration = time.Since(t0)
+	return r
+}
+
+// shrinkFor is the shrink time of the next failure: -shrink-time, within
+// what is left of -shrink-budget.
+func (cfg *gateConfig) shrinkFor() time.Duration {
+	return max(0, min(cfg.shrinkTime, cfg.shrinkBudget))
+}
+
+func (cfg *gateConfig) spendShrink(d time.Duration) { cfg.shrinkBudget -= d }
+
+func (cfg *gateConfig) wantOp(op scatter.Op) bool {
+	return cfg.ops == nil || slices.Contains(cfg.ops, op)
+}
+
+func (cfg *gateConfig) wantLabels(labels []string) bool {
+	return cfg.labels == nil || slices.ContainsFunc(labels, func(l string) bool { return slices.Contains(cfg.labels, l) })
+}
+
+// caseSource says whether a spec case is a recorded fixture (which
+// package spec may hand out among its cases) or one of the spec's own.
+func caseSource(c spec.Case) string {
+	if slices.Contains(c.Labels, "fixture") || strings.HasPrefix(c.Source, "fixture") ||
+		strings.HasPrefix(c.Name, "fixture/") || strings.HasPrefix(c.Name, "fixtures/") {
+		return suiteFixtures
+	}
+	return suiteSpec
+}
+
+// runSpecCase runs one spec (or fixture) case through spec.CheckCase.
+func runSpecCase(t spec.Target, g *guarded, c spec.Case, src string, cfg *gateConfig) *caseResult {
+	id := c.Name
+	if src == suiteSpec {
+		id = "spec/" + c.Name
+	} else if !strings.HasPrefix(id, "fixture") {
+		id = "fixture/" + c.Name
+	}
+	cr := &caseResult{ID: id, Source: src, Origin: c.Source, Op: c.Call.Op(), DType: caseDType(c.Call),
+		Features: features(c.Labels)}
+	if reason := t.SkipReason(c); reason != "" {
+		cr.Status, cr.Reason = stSkip, reason
+		return cr
+	}
+	g.reset()
+	t0 := time.Now()
+	err := spec.CheckCase(t, c)
+	cr.Seconds = time.Since(t0).Seconds()
+	if err == nil {
+		cr.Status = stPass
+		return cr
+	}
+	f := &failure{Report: err.Error(), call: c.Call, res: g.lastRes, err: g.lastErr, profile: t.Profile,
+		level: t.JudgeLevel()}
+	var sf *spec.Failure
+	var problems []string
+	if errors.As(err, &sf) {
+		problems = sf.Problems
+	}
+	f.Kind = classify(problems, g)
+	f.Summary = summarize(f, problems)
+	var pe *protocol.ProcessError
+	if errors.As(g.lastErr, &pe) {
+		f.Stderr = tail(pe.Stderr, 40)
+	}
+	cr.Failure = f
+	cr.Status = stFail
+	if f.Kind == "unsupported" {
+		cr.Status = stUnsup
+		if cfg.allowUnsupported {
+			cr.Status, cr.Reason = stSkip, "not offered: "+unsupportedMessage(g.lastErr)
+		}
+	}
+	return cr
+}
+
+// classify names what went wrong in a failed spec case.
+func classify(problems []string, g *guarded) string {
+	if k := processKind(g.lastErr); k != "" {
+		return k
+	}
+	for _, p := range problems {
+		switch {
+		case strings.HasPrefix(p, "the backend panicked"):
+			return "panic"
+		case strings.HasPrefix(p, "the backend answered unsupported"):
+			return "unsupported"
+		case strings.HasPrefix(p, "the backend modified its input"):
+			return "modified-inputs"
+		}
+	}
+	if len(problems) > 0 && !slices.ContainsFunc(problems, func(p string) bool {
+		return !strings.HasPrefix(p, "the oracle rejects the recorded outcome")
+	}) {
+		// Only the oracle disagrees with the recorded truth: the suite's
+		// own problem, not the implementation's.
+		return "suite"
+	}
+	return "mismatch"
+}
+
+func unsupportedMessage(err error) string {
+	var e *scatter.Error
+	if errors.As(err, &e) {
+		return e.Msg
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// summarize writes a failure in one line: the judge's reason and first
+// offending element, or the process failure.
+func summarize(f *failure, problems []string) string {
+	switch f.Kind {
+	case "timeout", "crash", "garbage", "start", "closed", "gave-up":
+		var pe *protocol.ProcessError
+		if errors.As(f.err, &pe) {
+			s := fmt.Sprintf("%s on request %d (%s): %s", pe.Kind, pe.ID, pe.Op, pe.Detail)
+			if last := lastStderrLine(pe.Stderr); last != "" {
+				s += "; stderr: " + last
+			}
+			return s
+		}
+		if f.err != nil {
+			return f.Kind + ": " + firstLine(f.err.Error())
+		}
+	case "unsupported":
+		return "answered unsupported: " + unsupportedMessage(f.err)
+	case "mismatch":
+		if f.call != nil {
+			jerr := reference.Expect(cloneCall(f.call), f.profile).Check(f.level, f.res, f.err)
+			var m *reference.Mismatch
+			if errors.As(jerr, &m) {
+				s := m.Reason
+				if len(m.Elements) > 0 {
+					s += "; " + m.Elements[0].String()
+				}
+				return s
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return firstLines(problems[0], 3)
+	}
+	return firstLine(f.Report)
+}
+
+// firstLines joins the first n non-empty lines of s, clipped.
+func firstLines(s string, n int) string {
+	var parts []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && len(parts) < n {
+			parts = append(parts, l)
+		}
+	}
+	out := strings.Join(parts, " ")
+	if len(out) > 300 {
+		out = out[:300] + "..."
+	}
+	return out
+}
+
+// runRandomPart runs the random calls for every operation and dtype.
+func runRandomPart(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Profile) []*caseResult {
+	var out []*caseResult
+	opts := randomOpts{checks: cfg.checks, seed: cfg.seed, allowUnsup: cfg.allowUnsupported}
+	for _, op := range scatter.Ops {
+		if !cfg.wantOp(op) {
+			continue
+		}
+		var claimed []scatter.DType
+		for _, dt := range scatter.DTypes {
+			if info.Claims(op, dt) {
+				claimed = append(claimed, dt)
+			}
+		}
+		for _, dt := range scatter.DTypes {
+			cr := &caseResult{ID: fmt.Sprintf("random/%s/%s", op, dt), Source: suiteRandom, Op: op, DType: dt,
+				Features: []string{"random"}, Origin: "random calls (gen.go), judged by reference.Expect"}
+			out = append(out, cr)
+			switch {
+			case info.Unavailable != "":
+				cr.Status, cr.Reason = stSkip, fmt.Sprintf("backend %s is unavailable: %s", info.Name, info.Unavailable)
+				continue
+			case info.Ops != nil && !slices.Contains(info.Ops, op):
+				cr.Status, cr.Reason = stSkip, fmt.Sprintf("backend %s does not claim %s", info.Name, op)
+				continue
+			case !slices.Contains(claimed, dt):
+				cr.Status, cr.Reason = stSkip, fmt.Sprintf("backend %s does not claim %s on %v", info.Name, op, dt)
+				continue
+			}
+			others := slices.DeleteFunc(slices.Clone(claimed), func(x scatter.DType) bool { return x == dt })
+			opts.shrinkTime = cfg.shrinkFor()
+			t0 := time.Now()
+			ro := runRandom(g, p, cfg.level, op, dt, others, opts)
+			cr.Seconds = time.Since(t0).Seconds()
+			if ro.fail != nil {
+				cfg.spendShrink(ro.shrinkSpent)
+			}
+			cr.Checks, cr.Seed = ro.checks, ro.seed
+			cr.Note = ro.rapidNote
+			if ro.unsupported > 0 {
+				cr.Note = strings.TrimPrefix(cr.Note+fmt.Sprintf("; %d of %d calls answered unsupported (not offered)", ro.unsupported, ro.checks), "; ")
+			}
+			if ro.fail == nil {
+				cr.Status = stPass
+				continue
+			}
+			rf := ro.fail
+			f := &failure{Kind: rf.kind, Report: rf.report, call: rf.call, res: rf.res, err: rf.err, profile: p,
+				level: cfg.level, Shrunk: rf.shrunk, Seed: ro.seed}
+			f.Summary = summarize(f, []string{rf.report})
+			var pe *protocol.ProcessError
+			if errors.As(rf.err, &pe) {
+				f.Stderr = tail(pe.Stderr, 40)
+			}
+			cr.Failure = f
+			cr.Status = stFail
+			if f.Kind == "unsupported" {
+				cr.Status = stUnsup
+			}
+		}
+	}
+	return out
+}
+
+// caseDType is the dtype a call is filed under: that of its first data
+// tensor (self, input, src or source).
+func caseDType(c scatter.Call) scatter.DType {
+	ts := c.Tensors()
+	for _, name := range []string{"self", "input", "src", "source"} {
+		if t, ok := ts[name]; ok {
+			return t.DType()
+		}
+	}
+	return scatter.DTInvalid
+}
+
+// features are the labels that name a feature, not an operation, a dtype
+// or a side of a rule pair.
+func features(labels []string) []string {
+	var fs []string
+	for _, l := range labels {
+		if _, err := scatter.ParseDType(l); err == nil {
+			continue
+		}
+		if slices.Contains(scatter.Ops, scatter.Op(l)) || l == "rule-keeps" || l == "rule-breaks" {
+			continue
+		}
+		fs = append(fs, l)
+	}
+	return fs
+}
+
+// lastStderrLine is the last line of an implementation's stderr that is
+// its own (not a note of protocol.Client's).
+func lastStderrLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" && !strings.HasPrefix(l, "--- protocol.Client:") {
+			if len(l) > 200 {
+				l = l[:200] + "..."
+			}
+			return l
+		}
+	}
+	return ""
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMisbehavingImplementations runs the gate (the built command, so that
+// the runs can go side by side) on tools/adapters/misbehave in each of its
+// modes: the run always ends, with exit status 1 and a report naming what
+// went wrong, or 0 for an implementation that is only slow.
+func TestMisbehavingImplementations(t *testing.T) {
+	gate := buildTool(t, "tools/scattercheck")
+	mb := buildTool(t, "tools/adapters/misbehave")
+	cases := []struct {
+		mode     string
+		code     int
+		kinds    []string // failure kinds the report must show
+		restarts bool     // the implementation was restarted
+	}{
+		{"hang", 1, []string{"timeout"}, true},
+		{"crash", 1, []string{"crash"}, true},
+		{"garbage", 1, []string{"garbage"}, true},
+		{"slow", 0, nil, false},
+		{"wrong-shape", 1, []string{"mismatch"}, false},
+		{"wrong-dtype", 1, []string{"mismatch"}, false},
+		{"truncated-base64", 1, []string{"garbage"}, true},
+		{"huge-size", 1, []string{"garbage"}, true},
+		{"wrong-id", 1, []string{"garbage"}, true},
+		{"no-hello", 1, []string{"start"}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
+			js := filepath.Join(t.TempDir(), "r.json")
+			impl := shellQuote(mb) + " -mode " + c.mode + " -every 4 -delay 100ms"
+			// a short timeout for the hangs, a generous one for the rest
+			// (a loaded machine must not turn a slow answer into a hang)
+			timeout := "10s"
+			if c.mode == "hang" {
+				timeout = "700ms"
+			}
+			t0 := time.Now()
+			cmd := exec.Command(gate, "-impl", impl, "-ops", "gather", "-suites", "spec,random", "-checks", "5",
+				"-timeout", timeout, "-max-process-failures", "4", "-json", js)
+			out, _ := cmd.CombinedOutput()
+			code := cmd.ProcessState.ExitCode()
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\n%s", code, c.code, out)
+			}
+			if d := time.Since(t0); d > 30*time.Second {
+				t.Errorf("the run took %v", d)
+			}
+			r := readJSONReport(t, js)
+			if len(r.Runs) != 1 {
+				t.Fatalf("%d runs", len(r.Runs))
+			}
+			run := r.Runs[0]
+			var kinds []string
+			for _, cs := range run.Cases {
+				if cs.Failure != nil {
+					kinds = append(kinds, cs.Failure.Kind)
+					if cs.Failure.Summary == "" || cs.Failure.Report == "" {
+						t.Errorf("%s: a failure without summary or report", cs.ID)
+					}
+				}
+			}
+			for _, k := range c.kinds {
+				if !slices.Contains(kinds, k) {
+					t.Errorf("no %s failure among %v\n%s", k, kinds, out)
+				}
+			}
+			if c.restarts != (run.Restarts > 0) {
+				t.Errorf("restarts %d", run.Restarts)
+			}
+			if c.code == 1 && !strings.Contains(string(out), "FAIL: the implementation does not conform") {
+				t.Errorf("no verdict in the summary:\n%s", out)
+			}
+			if c.mode == "hang" || c.mode == "crash" {
+				// the stderr tail of the implementation is in the report
+				found := false
+				for _, cs := range run.Cases {
+					found = found || cs.Failure != nil && strings.Contains(cs.Failure.Stderr, "misbehave: ")
+				}
+				if !found {
+					t.Error("no failure shows the implementation's stderr")
+				}
+			}
+			if c.mode == "hang" {
+				// after -max-process-failures the gate stops sending
+				if !slices.Contains(kinds, "gave-up") {
+					t.Errorf("the gate kept going after the hangs: %v", kinds)
+				}
+			}
+		})
+	}
+}

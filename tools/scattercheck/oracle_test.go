@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/protocol"
+	"github.com/scatterconf/scatter/reference"
+	"github.com/scatterconf/scatter/spec"
+)
+
+// oracleSession feeds request lines to scattercheck oracle and returns its
+// answer lines, decoded both as protocol answers and as JSON objects.
+func oracleSession(t *testing.T, args []string, lines ...string) ([]protocol.Answer, []map[string]json.RawMessage) {
+	t.Helper()
+	code, out, errb := runCmd(t, strings.NewReader(strings.Join(lines, "\n")+"\n"), append([]string{"oracle"}, args...)...)
+	if code != 0 {
+		t.Fatalf("oracle: exit %d: %s", code, errb)
+	}
+	var answers []protocol.Answer
+	var raws []map[string]json.RawMessage
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("answer %q: %v", sc.Text(), err)
+		}
+		raws = append(raws, m)
+		a, err := protocol.DecodeAnswer(sc.Bytes())
+		if err != nil {
+			// judge answers are the oracle's own kind
+			a = protocol.Answer{ID: -1}
+		}
+		answers = append(answers, a)
+	}
+	if len(answers) != len(lines) {
+		t.Fatalf("%d answers to %d requests:\n%s", len(answers), len(lines), out)
+	}
+	return answers, raws
+}
+
+func request(t *testing.T, id int64, c scatter.Call, extra string) string {
+	t.Helper()
+	line, err := protocol.EncodeCall(id, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if extra != "" {
+		return string(line[:len(line)-1]) + "," + extra + "}"
+	}
+	return string(line)
+}
+
+type elemJSON struct {
+	Values     []json.RawMessage `json:"values"`
+	Lo, Hi     json.RawMessage
+	Any        bool   `json:"any"`
+	Note       string `json:"note"`
+	Unverified bool   `json:"unverified"`
+}
+
+func parseNum(t *testing.T, raw json.RawMessage) float64 {
+	t.Helper()
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("value %s", raw)
+		}
+		return f
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		t.Fatalf("value %s", raw)
+	}
+	return f
+}
+
+func TestOracleService(t *testing.T) {
+	// a float32 sum of three terms: conformant allows an interval
+	sum := scatter.ScatterAdd{Self: scatter.FromSlice([]float32{0, 5}), Dim: 0,
+		Index: scatter.FromSlice([]int64{0, 0, 0}), Src: scatter.FromSlice([]float32{0.1, 0.2, 0.3})}
+	dup := scatter.Scatter{Self: scatter.FromSlice([]float32{0, 0}), Dim: 0,
+		Index: scatter.FromSlice([]int64{1, 1}), Src: scatter.FromSlice([]float32{1, 2})}
+	bad := scatter.Gather{Input: scatter.FromSlice([]float32{1, 2}), Dim: 0, Index: scatter.FromSlice([]int64{5})}
+	tsmax := scatter.TorchScatter{Src: scatter.FromSlice([]float32{1, 3, 3}), Index: scatter.FromSlice([]int64{0, 0, 0}),
+		Reduce: scatter.ReduceMax}
+	gather := scatter.Gather{Input: scatter.FromSlice([]float32{1, 2}), Dim: 0, Index: scatter.FromSlice([]int64{1})}
+	gatherReq := request(t, 0, gather, "")
+	gatherReq = `{"op":"gather"` + gatherReq[strings.Index(gatherReq, `"op":"gather"`)+len(`"op":"gather"`):]
+	answers, raws := oracleSession(t, nil,
+		`{"id":0,"op":"hello","protocol":1}`,
+		request(t, 1, sum, ""),
+		request(t, 2, sum, `"level":"strict"`),
+		request(t, 3, dup, ""),
+		request(t, 4, bad, ""),
+		request(t, 5, tsmax, ""),
+		`{"id":6,"op":"judge","call":`+gatherReq+`,"answer":{"out":{"dtype":"float32","shape":[1],"data":"AAAAQA=="}}}`,
+		`{"id":7,"op":"judge","call":`+gatherReq+`,"answer":{"out":{"dtype":"float32","shape":[1],"data":"AACAPw=="}}}`,
+		`{"id":8,"op":"judge","call":`+gatherReq+`,"answer":{"error":{"kind":"index_out_of_range","message":"x"}}}`,
+		`{"id":9,"op":"bench","repeat":1,"call":`+gatherReq+`}`,
+		`{"id":10, not json`,
+		request(t, 11, sum, `"profile":"torch-3"`),
+		request(t, 12, sum, `"allowed":false`),
+	)
+	if a := answers[0]; a.Kind != protocol.AnswerHello || a.Name != "scattercheck-oracle" || len(a.Ops) != len(scatter.Ops) || !a.Deterministic {
+		t.Errorf("hello: %+v", a)
+	}
+	if string(raws[0]["profile"]) != `"torch-2"` || !strings.Contains(string(raws[0]["extensions"]), "judge") {
+		t.Errorf("hello extensions: %s %s", raws[0]["profile"], raws[0]["extensions"])
+	}
+
+	// 1: the reference result and an interval around it
+	if answers[1].Kind != protocol.AnswerResult {
+		t.Fatalf("answer 1: %+v", answers[1])
+	}
+	got, _ := scatter.Values[float32](answers[1].Result.Out)
+	var allowed struct {
+		Out []elemJSON `json:"out"`
+	}
+	if err := json.Unmarshal(raws[1]["allowed"], &allowed); err != nil || len(allowed.Out) != 2 {
+		t.Fatalf("allowed: %s (%v)", raws[1]["allowed"], err)
+	}
+	if e := allowed.Out[0]; e.Lo == nil || e.Hi == nil || !(parseNum(t, e.Lo) < parseNum(t, e.Hi)) ||
+		float64(got[0]) < parseNum(t, e.Lo) || float64(got[0]) > parseNum(t, e.Hi) || !strings.Contains(e.Note, "exact sum") {
+		t.Errorf("out[0]: %+v for %v", e, got[0])
+	}
+	if e := allowed.Out[1]; len(e.Values) != 1 || parseNum(t, e.Values[0]) != 5 || e.Note != "untouched" {
+		t.Errorf("out[1] (untouched): %+v", e)
+	}
+	// 2: strict: exactly the canonical result
+	var strict struct {
+		Out []elemJSON `json:"out"`
+	}
+	json.Unmarshal(raws[2]["allowed"], &strict)
+	if string(raws[2]["level"]) != `"strict"` || len(strict.Out) != 2 || len(strict.Out[0].Values) != 1 ||
+		float32(parseNum(t, strict.Out[0].Values[0])) != got[0] || strict.Out[0].Lo != nil {
+		t.Errorf("strict allowed: %s", raws[2]["allowed"])
+	}
+	// 3: duplicates: both candidates
+	var dupA struct {
+		Out []elemJSON `json:"out"`
+	}
+	json.Unmarshal(raws[3]["allowed"], &dupA)
+	if len(dupA.Out) != 2 || len(dupA.Out[1].Values) != 2 {
+		t.Errorf("duplicates: %s", raws[3]["allowed"])
+	}
+	// 4: an error with the kinds that conform
+	if answers[4].Kind != protocol.AnswerError || answers[4].Err.Code != scatter.ErrIndexOutOfRange ||
+		string(raws[4]["allowed_errors"]) != `["index_out_of_range"]` {
+		t.Errorf("error answer: %+v %s", answers[4], raws[4]["allowed_errors"])
+	}
+	// 5: torch_scatter max: arg's allowed set is every tied position
+	var ts struct {
+		Out, Arg []elemJSON
+	}
+	json.Unmarshal(raws[5]["allowed"], &ts)
+	if answers[5].Result.Arg.IsZero() || len(ts.Arg) != 1 || len(ts.Arg[0].Values) != 2 {
+		t.Errorf("torch_scatter max allowed: %s", raws[5]["allowed"])
+	}
+	// 6-8: judge
+	if string(raws[6]["conforms"]) != "true" {
+		t.Errorf("judge of the right answer: %v", raws[6])
+	}
+	if string(raws[7]["conforms"]) != "false" || !strings.Contains(string(raws[7]["report"]), "allowed exactly 2.0") {
+		t.Errorf("judge of a wrong answer: %v", raws[7])
+	}
+	if string(raws[8]["conforms"]) != "false" || !strings.Contains(string(raws[8]["reason"]), "want success") {
+		t.Errorf("judge of a wrong error: %v", raws[8])
+	}
+	// 9-11: unsupported, malformed, bad profile
+	if answers[9].Kind != protocol.AnswerUnsupported || answers[9].ID != 9 {
+		t.Errorf("bench: %+v", answers[9])
+	}
+	if answers[10].Kind != protocol.AnswerError || answers[10].ID != 10 {
+		t.Errorf("malformed: %+v", answers[10])
+	}
+	if answers[11].Kind != protocol.AnswerError || answers[11].Err.Code != scatter.ErrInvalidArgument {
+		t.Errorf("bad profile: %+v", answers[11])
+	}
+	if _, ok := raws[12]["allowed"]; ok || answers[12].Kind != protocol.AnswerResult {
+		t.Errorf("allowed:false still has allowed: %v", raws[12])
+	}
+}
+
+// TestAllowedSetsAgreeWithJudge: for every spec case that succeeds, the
+// per-element allowed sets are verified (none left as words only), hold the
+// canonical result, and say nothing the judge does not: the hull's ends
+// conform.
+func TestAllowedSetsAgreeWithJudge(t *testing.T) {
+	n := 0
+	for k, c := range spec.Cases() {
+		if strings.HasPrefix(c.Name, "fixture/") && k%4 != 0 {
+			continue // a quarter of the recorded fixtures is enough here
+		}
+		for _, lvl := range []scatter.Level{scatter.Conformant, scatter.Strict} {
+			exp := reference.Expect(c.Call, scatter.Torch2)
+			if exp.Codes() != nil || anyOutcome(exp, lvl) {
+				continue
+			}
+			sets, err := allowedSets(exp, lvl, defaultAllowedMax)
+			if err != nil {
+				t.Errorf("%s: %v", c.Name, err)
+				continue
+			}
+			canon := exp.Result()
+			for _, at := range sets {
+				ct := canon.Out
+				if at.name == "arg" {
+					ct = canon.Arg
+				}
+				p := &prober{t: ct.Contiguous(), dt: at.dtype, name: at.name}
+				for i, e := range at.elems {
+					n++
+					if e.unverified {
+						t.Errorf("%s (%v) %s[%d]: unverified %q", c.Name, lvl, at.name, i, e.text)
+						continue
+					}
+					if !e.contains(at.dtype, p.get(i)) {
+						t.Errorf("%s (%v) %s[%d]: the canonical value is not in %+v", c.Name, lvl, at.name, i, e)
+					}
+					if lvl == scatter.Strict && (e.hasRange || len(e.vals) > 2) {
+						t.Errorf("%s strict %s[%d]: more than the canonical value: %+v", c.Name, at.name, i, e)
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no element checked")
+	}
+}
+
+// TestOracleUnderGate: the oracle is itself a protocol implementation, and
+// the reference: it passes the gate at the strict level.
+func TestOracleUnderGate(t *testing.T) {
+	gate := buildTool(t, "tools/scattercheck")
+	js := filepath.Join(t.TempDir(), "r.json")
+	cmd := exec.Command(gate, "-impl", shellQuote(gate)+" oracle -profile torch-1.13 -allowed-max 64",
+		"-profile", "torch-1.13", "-level", "strict", "-suites", "spec,random", "-checks", "10", "-json", js)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	r := readJSONReport(t, js)
+	if !r.Conforms || r.Runs[0].Implementation.Name != "scattercheck-oracle" || r.Runs[0].Summary["pass"] == 0 {
+		t.Errorf("report: %+v", r.Runs[0].Summary)
+	}
+}
+
+func TestValueJSON(t *testing.T) {
+	for _, c := range []struct {
+		dt   scatter.DType
+		v    aval
+		want string
+	}{
+		{scatter.DTFloat32, aval{f: 0.1}, "0.1"},
+		{scatter.DTFloat32, aval{f: math.Copysign(0, -1)}, "-0.0"},
+		{scatter.DTFloat64, aval{f: 2}, "2.0"},
+		{scatter.DTFloat16, aval{f: math.NaN()}, `"nan"`},
+		{scatter.DTBFloat16, aval{f: math.Inf(-1)}, `"-inf"`},
+		{scatter.DTInt64, aval{i: -7}, "-7"},
+		{scatter.DTBool, aval{i: 1}, "true"},
+	} {
+		if got := string(valueJSON(c.dt, false, c.v)); got != c.want {
+			t.Errorf("%v %v: %s, want %s", c.dt, c.v, got, c.want)
+		}
+	}
+	// the parser reads what the judge writes, 16-bit patterns included
+	a, ok := parseAllowed(scatter.DTFloat16, false, "[1.0 (0x3c00), 2.0 (0x4000)] or inf or nan (exact sum 3 of 2 terms)")
+	if !ok || !a.hasRange || a.lo != 1 || a.hi != 2 || len(a.vals) != 2 || a.note != "exact sum 3 of 2 terms" {
+		t.Errorf("parse: %+v %v", a, ok)
+	}
+	a, ok = parseAllowed(scatter.DTInt64, true, "one of {1, 6 (the sentinel)}")
+	if !ok || len(a.vals) != 2 || a.vals[1].i != 6 {
+		t.Errorf("parse args: %+v %v", a, ok)
+	}
+	if _, ok := parseAllowed(scatter.DTFloat32, false, "something else entirely"); ok {
+		t.Error("nonsense parsed")
+	}
+	if !slices.Equal([]int{rowMajor([]int{1, 2}, []int{3, 4})}, []int{6}) {
+		t.Error("rowMajor")
+	}
+}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/properties"
+	"github.com/scatterconf/scatter/protocol"
+)
+
+// The properties part: package properties' rapid properties (the
+// differential check of every operation on larger and strided tensors,
+// the invariants and the metamorphic relations), run outside go test
+// through properties.CheckTB with a TB that records what they report.
+// Each property is one case, "property/<name>"; a failure carries
+// rapid's shrunk counterexample as the properties print it, and the first
+// call's protocol request line is decoded back into the call, so that the
+// report, the PyTorch program and -repro-dir work as for the other parts.
+
+// propTB is the TB handed to properties.CheckTB: logs are dropped,
+// failures and skips recorded (the properties report per property through
+// their Report as well).
+type propTB struct {
+	failed bool
+	errors []string
+}
+
+func (t *propTB) Helper()             {}
+func (t *propTB) Name() string        { return "scattercheck" }
+func (t *propTB) Logf(string, ...any) {}
+func (t *propTB) Log(...any)          {}
+func (t *propTB) Skipf(string, ...any) {
+}
+func (t *propTB) Skip(...any) {}
+func (t *propTB) SkipNow()    {}
+func (t *propTB) Errorf(format string, args ...any) {
+	t.failed = true
+	t.errors = append(t.errors, fmt.Sprintf(format, args...))
+}
+func (t *propTB) Error(args ...any)                 { t.Errorf("%s", fmt.Sprint(args...)) }
+func (t *propTB) Fatalf(format string, args ...any) { t.Errorf(format, args...) }
+func (t *propTB) Fatal(args ...any)                 { t.Errorf("%s", fmt.Sprint(args...)) }
+func (t *propTB) FailNow()                          { t.failed = true }
+func (t *propTB) Fail()                             { t.failed = true }
+func (t *propTB) Failed() bool                      { return t.failed }
+
+// runPropertiesPart runs package properties on the implementation.
+func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseResult {
+	prepareRapid()
+	// properties reads the seed from rapid's flag when it was given: set
+	// it as given, so that -seed reruns the same cases.
+	_ = flag.CommandLine.Set("rapid.seed", strconv.FormatUint(cfg.seed, 10))
+	setRapidFlag("rapid.shrinktime", cfg.shrinkFor().String())
+	budget := properties.Budget{Tier: cfg.propTier, Checks: cfg.checks}
+	if cfg.ops != nil {
+		// the properties whose name ends in one of the operations, and
+		// the invariants and relations that draw any of them
+		var alts []string
+		for _, op := range cfg.ops {
+			alts = append(alts, regexp.QuoteMeta(string(op)))
+		}
+		budget.Match = "(^|/)(" + strings.Join(alts, "|") + ")$|^invariants/"
+	}
+	t0 := time.Now()
+	tb := &propTB{}
+	var rep properties.Report
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				tb.Errorf("the properties stopped: %v", r)
+			}
+		}()
+		rep = properties.CheckTB(tb, properties.Target{Backend: g, Profile: p, Level: cfg.level, Budget: budget})
+	}()
+	var out []*caseResult
+	if rep.Failed() {
+		// each failing property may have shrunk for up to the shrink time
+		for _, pr := range rep.Properties {
+			if pr.Failed {
+				cfg.spendShrink(cfg.shrinkFor())
+			}
+		}
+	}
+	for _, pr := range rep.Properties {
+		cr := &caseResult{ID: "property/" + pr.Name, Source: suiteProperties, Features: []string{"property"},
+			Origin: "package properties: " + pr.Name + ", judged by reference.Expect", Seed: rep.Seed, Checks: pr.Cases}
+		if i := strings.LastIndexByte(pr.Name, '/'); i >= 0 {
+			if op := scatter.Op(pr.Name[i+1:]); isOp(op) {
+				cr.Op = op
+			}
+		}
+		var notes []string
+		if pr.Unsupported > 0 {
+			notes = append(notes, fmt.Sprintf("%d of %d cases answered unsupported (skipped by the property)", pr.Unsupported, pr.Cases))
+		}
+		cr.Note = strings.Join(notes, "; ")
+		switch {
+		case pr.Skipped != "" && !pr.Failed:
+			cr.Status, cr.Reason = stSkip, pr.Skipped
+		case pr.Failed:
+			cr.Status = stFail
+			cr.Failure = propertyFailure(pr, p, cfg.level, rep.Seed, g)
+		default:
+			cr.Status = stPass
+		}
+		out = append(out, cr)
+	}
+	if len(out) == 0 && tb.failed {
+		out = append(out, &caseResult{ID: "property/(run)", Source: suiteProperties, Status: stFail,
+			Failure: &failure{Kind: "suite", Summary: firstLine(strings.Join(tb.errors, "\n")), Report: strings.Join(tb.errors, "\n")}})
+	}
+	if n := len(out); n > 0 {
+		// the time is the part's, spread evenly
+		per := time.Since(t0).Seconds() / float64(n)
+		for _, cr := range out {
+			cr.Seconds = per
+		}
+	}
+	return out
+}
+
+func isOp(op scatter.Op) bool {
+	for _, o := range scatter.Ops {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+var protocolLineRE = regexp.MustCompile(`(?m)^\s*protocol: (.*)$`)
+var writtenToRE = regexp.MustCompile(`^\(\d+ bytes, written to (.+)\)$`)
+
+// propertyFailure turns a property's report into a failure, with the call
+// of its first "protocol:" line.
+func propertyFailure(pr properties.PropertyReport, p scatter.Profile, lvl scatter.Level, seed uint64, g *guarded) *failure {
+	f := &failure{Kind: "mismatch", Report: pr.Failure, Seed: seed, Shrunk: true, profile: p, level: lvl}
+	for _, m := range protocolLineRE.FindAllStringSubmatch(pr.Failure, -1) {
+		line := strings.TrimSpace(m[1])
+		if w := writtenToRE.FindStringSubmatch(line); w != nil {
+			b, err := os.ReadFile(w[1])
+			if err != nil {
+				continue
+			}
+			line = strings.TrimSpace(string(b))
+		}
+		if _, c, err := protocol.DecodeCall([]byte(line)); err == nil {
+			f.call = c
+			break
+		}
+	}
+	switch {
+	case strings.Contains(pr.Failure, "protocol: timeout") || strings.Contains(pr.Failure, ": timeout: "):
+		f.Kind = protocol.KindTimeout
+	case strings.Contains(pr.Failure, "protocol: crash"):
+		f.Kind = protocol.KindCrash
+	case strings.Contains(pr.Failure, "protocol: garbage"):
+		f.Kind = protocol.KindGarbage
+	case strings.Contains(pr.Failure, errGaveUp.Error()):
+		f.Kind = "gave-up"
+	case strings.Contains(pr.Failure, "panicked"):
+		f.Kind = "panic"
+	}
+	// what failed: the judge's verdict, else the property's own words
+	lines := strings.Split(pr.Failure, "\n")
+	for _, l := range lines {
+		if strings.Contains(l, " does not conform (") {
+			f.Summary = strings.TrimSpace(l)
+			break
+		}
+	}
+	if f.Summary == "" {
+		for _, l := range lines {
+			if i := strings.Index(l, " level): "); i >= 0 {
+				f.Summary = strings.TrimSpace(l[i+len(" level): "):])
+				break
+			}
+		}
+	}
+	// rapid's and the properties' advice on rerunning under go test does
+	// not apply here (-seed does)
+	var keep []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "To reproduce, specify") || strings.HasPrefix(l, "Go repro:") ||
+			strings.HasPrefix(l, "Failed test output:") {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	f.Report = strings.TrimRight(strings.Join(keep, "\n"), "\n")
+	if f.Summary == "" {
+		f.Summary = firstLine(pr.Failure)
+	}
+	if g.gaveUp && errors.Is(g.lastErr, errGaveUp) && f.Kind == "mismatch" && strings.Contains(pr.Failure, "without a code") {
+		f.Kind = "gave-up"
+	}
+	return f
+}

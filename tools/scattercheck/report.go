@@ -1,0 +1,439 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/scatterconf/scatter"
+)
+
+// status is the outcome of one case.
+type status string
+
+const (
+	stPass  status = "pass"
+	stFail  status = "fail"
+	stSkip  status = "skip"
+	stUnsup status = "unsupported" // a claimed call answered "unsupported"
+	stXfail status = "xfail"       // failed, as the -xfail file expects
+	stXpass status = "xpass"       // passed, although the -xfail file expects a failure
+)
+
+// implInfo is what the implementation said about itself in its hello.
+type implInfo struct {
+	Name          string   `json:"name"`
+	Version       string   `json:"version"`
+	Command       string   `json:"command,omitempty"`
+	Builtin       bool     `json:"builtin,omitempty"`
+	Ops           []string `json:"ops"`
+	DTypes        []string `json:"dtypes"`
+	Deterministic bool     `json:"deterministic"`
+}
+
+// runReport is the outcome of the suite on one implementation under one
+// profile.
+type runReport struct {
+	Impl       implInfo
+	Profile    scatter.Profile
+	Level      scatter.Level
+	Seed       uint64
+	Checks     int
+	Suites     []string
+	Cases      []*caseResult
+	Duration   time.Duration
+	Notes      []string
+	Restarts   int
+	StderrTail string
+}
+
+func newRunReport(cfg *gateConfig, p scatter.Profile, ii implInfo) *runReport {
+	r := &runReport{Impl: ii, Profile: p, Level: cfg.level, Seed: cfg.seed, Checks: cfg.checks}
+	for _, s := range allSuites {
+		if cfg.suites[s] {
+			r.Suites = append(r.Suites, s)
+		}
+	}
+	return r
+}
+
+// caseResult is the outcome of one case: a spec case, a fixture, or the
+// random calls of one operation and dtype.
+type caseResult struct {
+	ID       string // "spec/<name>", "fixture/<name>", "random/<op>/<dtype>", "gate/start"
+	Source   string // spec, fixtures, random, gate
+	Origin   string // where the truth comes from
+	Op       scatter.Op
+	DType    scatter.DType
+	Features []string
+	Status   status
+	Reason   string // why skipped; the xfail entry's reason
+	Seconds  float64
+	Checks   int    // random: calls checked
+	Seed     uint64 // random: the pair's seed
+	Note     string
+	Failure  *failure
+}
+
+// failure is what a failing case shows.
+type failure struct {
+	// Kind: mismatch (the judge rejects the outcome), unsupported, panic,
+	// modified-inputs, suite (the oracle disagrees with the recorded truth:
+	// the suite's own problem), or a process failure: timeout, crash,
+	// garbage, start, gave-up.
+	Kind    string
+	Summary string
+	Report  string // the judge's report: the call, what came back, what was allowed
+	Request string // the (minimal) call as a protocol request line
+	PyTorch string // a ready-to-run PyTorch program for the call
+	Shrunk  bool   // random: the call is rapid's minimal one
+	Seed    uint64
+	Stderr  string // process failures: the tail of the implementation's standard error
+	Repro   string // the -repro-dir folder written for it
+
+	call    scatter.Call
+	res     scatter.Result
+	err     error
+	profile scatter.Profile
+	level   scatter.Level
+}
+
+// counts tallies statuses.
+type counts map[status]int
+
+func (c counts) total() int {
+	n := 0
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+func (r *runReport) counts() counts {
+	c := counts{}
+	for _, cr := range r.Cases {
+		c[cr.Status]++
+	}
+	return c
+}
+
+// conforms reports whether the run passes: no failure, no claimed call
+// declined, and (with strictXfail) no unexpected pass.
+func (r *runReport) conforms(strictXfail bool) bool {
+	c := r.counts()
+	return c[stFail] == 0 && c[stUnsup] == 0 && (!strictXfail || c[stXpass] == 0)
+}
+
+// fillDetails completes every failure with its request line and PyTorch
+// program (done once, before any report is written).
+func (r *runReport) fillDetails() {
+	for _, cr := range r.Cases {
+		if f := cr.Failure; f != nil && f.call != nil && f.Request == "" {
+			f.Request = requestLine(f.call)
+			f.PyTorch = pySnippet(f.call)
+		}
+	}
+}
+
+// cell renders one matrix cell.
+func cell(c counts) string {
+	run := c[stPass] + c[stFail] + c[stUnsup] + c[stXfail] + c[stXpass]
+	switch {
+	case c.total() == 0:
+		return "·"
+	case c[stFail] > 0:
+		return fmt.Sprintf("FAIL %d/%d", c[stFail], run)
+	case c[stUnsup] > 0:
+		return fmt.Sprintf("unsup %d/%d", c[stUnsup], run)
+	case c[stXfail]+c[stXpass] > 0:
+		return fmt.Sprintf("xfail %d/%d", c[stXfail]+c[stXpass], run)
+	case run == 0:
+		return "skip"
+	}
+	return fmt.Sprintf("ok %d", run)
+}
+
+// header writes the run's one-line title.
+func (r *runReport) title() string {
+	c := r.counts()
+	s := fmt.Sprintf("%s %s — profile %v, %v level: %d passed, %d failed", r.Impl.Name, r.Impl.Version, r.Profile,
+		r.Level, c[stPass], c[stFail])
+	if c[stUnsup] > 0 {
+		s += fmt.Sprintf(", %d unsupported", c[stUnsup])
+	}
+	if c[stXfail]+c[stXpass] > 0 {
+		s += fmt.Sprintf(", %d xfail, %d xpass", c[stXfail], c[stXpass])
+	}
+	return s + fmt.Sprintf(", %d skipped (%.1fs)", c[stSkip], r.Duration.Seconds())
+}
+
+// print writes the human summary: what was checked, the matrix of
+// operation × dtype, the features, why cases were skipped, and the
+// failures in full.
+func (r *runReport) print(w io.Writer, verbose bool) {
+	r.fillDetails()
+	fmt.Fprintf(w, "\n== %s\n", r.title())
+	if r.Impl.Command != "" {
+		fmt.Fprintf(w, "   implementation: %s\n", r.Impl.Command)
+	}
+	det := ""
+	if r.Impl.Deterministic {
+		det = ", claims deterministic"
+	}
+	fmt.Fprintf(w, "   claims: ops %s; dtypes %s%s\n", strings.Join(r.Impl.Ops, " "), strings.Join(r.Impl.DTypes, " "), det)
+	fmt.Fprintf(w, "   suites: %s", strings.Join(r.Suites, ", "))
+	if slices.Contains(r.Suites, suiteRandom) {
+		fmt.Fprintf(w, " (random: %d calls per operation and dtype, seed %d)", r.Checks, r.Seed)
+	}
+	fmt.Fprintln(w)
+	if r.Restarts > 0 {
+		fmt.Fprintf(w, "   the implementation was restarted %d times\n", r.Restarts)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "   note: %s\n", n)
+	}
+
+	// operation × dtype
+	byOpDT := map[scatter.Op]map[scatter.DType]counts{}
+	bySrc := map[string]counts{}
+	for _, cr := range r.Cases {
+		if bySrc[cr.Source] == nil {
+			bySrc[cr.Source] = counts{}
+		}
+		bySrc[cr.Source][cr.Status]++
+		if cr.Op == "" || !cr.DType.Valid() {
+			continue
+		}
+		if byOpDT[cr.Op] == nil {
+			byOpDT[cr.Op] = map[scatter.DType]counts{}
+		}
+		if byOpDT[cr.Op][cr.DType] == nil {
+			byOpDT[cr.Op][cr.DType] = counts{}
+		}
+		byOpDT[cr.Op][cr.DType][cr.Status]++
+	}
+	if len(byOpDT) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+		fmt.Fprint(tw, "operation\t")
+		for _, dt := range scatter.DTypes {
+			fmt.Fprintf(tw, "%v\t", dt)
+		}
+		fmt.Fprintln(tw)
+		for _, op := range scatter.Ops {
+			row := byOpDT[op]
+			if row == nil {
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t", op)
+			for _, dt := range scatter.DTypes {
+				fmt.Fprintf(tw, "%s\t", cell(row[dt]))
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+		var parts []string
+		for _, s := range append(slices.Clone(allSuites), "gate") {
+			if c := bySrc[s]; c != nil {
+				parts = append(parts, fmt.Sprintf("%s %s", s, cell(c)))
+			}
+		}
+		fmt.Fprintf(w, "by part: %s\n", strings.Join(parts, ", "))
+	}
+	if len(byOpDT) == 0 && len(bySrc) > 0 {
+		var parts []string
+		for _, s := range append(slices.Clone(allSuites), "gate") {
+			if c := bySrc[s]; c != nil {
+				parts = append(parts, fmt.Sprintf("%s %s", s, cell(c)))
+			}
+		}
+		fmt.Fprintf(w, "\nby part: %s\n", strings.Join(parts, ", "))
+	}
+
+	// the properties of package properties, one line each
+	var props []*caseResult
+	for _, cr := range r.Cases {
+		if cr.Source == suiteProperties {
+			props = append(props, cr)
+		}
+	}
+	if len(props) > 0 {
+		fmt.Fprintln(w, "\nproperties:")
+		tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+		for i, cr := range props {
+			c := counts{cr.Status: 1}
+			fmt.Fprintf(tw, "  %s\t%s\t", strings.TrimPrefix(cr.ID, "property/"), cell(c))
+			if i%3 == 2 || i == len(props)-1 {
+				fmt.Fprintln(tw)
+			}
+		}
+		tw.Flush()
+	}
+
+	// features
+	byFeat := map[string]counts{}
+	for _, cr := range r.Cases {
+		for _, f := range cr.Features {
+			if byFeat[f] == nil {
+				byFeat[f] = counts{}
+			}
+			byFeat[f][cr.Status]++
+		}
+	}
+	if len(byFeat) > 0 {
+		feats := make([]string, 0, len(byFeat))
+		quiet := 0
+		for f, c := range byFeat {
+			if verbose || c[stFail]+c[stUnsup]+c[stXfail]+c[stXpass] > 0 {
+				feats = append(feats, f)
+			} else {
+				quiet++
+			}
+		}
+		sort.Strings(feats)
+		if len(feats) == 0 {
+			fmt.Fprintf(w, "\nfeatures: each of the %d passed or was skipped throughout (-v lists them)\n", quiet)
+		} else {
+			if verbose {
+				fmt.Fprintln(w, "\nfeatures:")
+			} else {
+				fmt.Fprintln(w, "\nfeatures (those with a failure; -v lists all):")
+			}
+			tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+			for i, f := range feats {
+				fmt.Fprintf(tw, "  %s\t%s\t", f, cell(byFeat[f]))
+				if i%4 == 3 || i == len(feats)-1 {
+					fmt.Fprintln(tw)
+				}
+			}
+			tw.Flush()
+			if quiet > 0 {
+				fmt.Fprintf(w, "  (%d more features, each passed or skipped throughout)\n", quiet)
+			}
+		}
+	}
+
+	// skips, grouped by reason
+	skips := map[string]int{}
+	for _, cr := range r.Cases {
+		if cr.Status == stSkip {
+			skips[cr.Reason]++
+		}
+	}
+	if len(skips) > 0 {
+		fmt.Fprintln(w, "\nskipped:")
+		reasons := make([]string, 0, len(skips))
+		for s := range skips {
+			reasons = append(reasons, s)
+		}
+		sort.Strings(reasons)
+		for _, s := range reasons {
+			fmt.Fprintf(w, "  %4d  %s\n", skips[s], s)
+		}
+	}
+
+	// notes of the random part
+	var notes []string
+	for _, cr := range r.Cases {
+		if cr.Note != "" {
+			notes = append(notes, fmt.Sprintf("  %s: %s", cr.ID, cr.Note))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		for _, n := range notes {
+			fmt.Fprintln(w, n)
+		}
+	}
+
+	// expected failures
+	var xs []string
+	for _, cr := range r.Cases {
+		switch cr.Status {
+		case stXfail:
+			xs = append(xs, fmt.Sprintf("  XFAIL %s: %s", cr.ID, orDash(cr.Reason)))
+		case stXpass:
+			xs = append(xs, fmt.Sprintf("  XPASS %s: expected to fail (%s) but passed", cr.ID, orDash(cr.Reason)))
+		}
+	}
+	if len(xs) > 0 {
+		fmt.Fprintln(w, "\nexpected failures:")
+		for _, x := range xs {
+			fmt.Fprintln(w, x)
+		}
+	}
+
+	// failures: a one-line index, then the first ones in full
+	var fails []*caseResult
+	for _, cr := range r.Cases {
+		if cr.Status == stFail || cr.Status == stUnsup {
+			fails = append(fails, cr)
+		}
+	}
+	if len(fails) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nfailures (%d):\n", len(fails))
+	for _, cr := range fails {
+		fmt.Fprintf(w, "  %s [%s] %s\n", cr.ID, cr.Failure.Kind, cr.Failure.Summary)
+	}
+	const shown = 5
+	for i, cr := range fails {
+		if !verbose && i >= shown {
+			fmt.Fprintf(w, "\n... %d more failures in full with -v (or in -json / -junit / -repro-dir)\n", len(fails)-i)
+			break
+		}
+		fmt.Fprintf(w, "\n--- %s %s\n%s\n", strings.ToUpper(string(cr.Status)), cr.ID, cr.details())
+	}
+}
+
+// details renders a failure in full: where the truth comes from, the
+// report, the request line, the PyTorch program and the stderr tail.
+func (cr *caseResult) details() string {
+	f := cr.Failure
+	var b strings.Builder
+	fmt.Fprintf(&b, "kind: %s\n", f.Kind)
+	if cr.Origin != "" {
+		fmt.Fprintf(&b, "truth: %s\n", cr.Origin)
+	}
+	if cr.Source == suiteRandom {
+		fmt.Fprintf(&b, "random: seed %d, %d calls before this failure", f.Seed, cr.Checks)
+		if f.Shrunk {
+			b.WriteString(", shrunk to a minimal call")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(strings.TrimRight(f.Report, "\n") + "\n")
+	if f.Request != "" {
+		fmt.Fprintf(&b, "request (protocol, one line):\n  %s\n", f.Request)
+	}
+	if f.PyTorch != "" {
+		fmt.Fprintf(&b, "PyTorch:\n%s", indentLines(f.PyTorch, "  "))
+	}
+	if f.Repro != "" {
+		fmt.Fprintf(&b, "repro folder: %s\n", f.Repro)
+	}
+	if f.Stderr != "" {
+		fmt.Fprintf(&b, "implementation's stderr (tail):\n%s\n", indentLines(f.Stderr, "  | "))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func indentLines(s, pad string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = pad + l
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "no reason given"
+	}
+	return s
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/fixtures/casefile"
+	"github.com/scatterconf/scatter/npy"
+	"github.com/scatterconf/scatter/reference"
+)
+
+// -repro-dir DIR: each failure becomes a folder
+//
+//	DIR/<profile>/<op>/<case>/
+//
+// in the layout of the recorded fixtures (package fixtures/casefile):
+// case.json and one .npy file per tensor of the call, with the oracle's
+// outcome as the expectation (expected_out.npy, or the error kind PyTorch
+// raises first), so that casefile.Decode reads it back as a fixture. Beside
+// them, files that casefile does not know:
+//
+//	got_out.npy got_arg.npy   what the implementation returned, when it returned
+//	allowed_lo.npy allowed_hi.npy  the conformant bounds per element (allowed.go), when they are intervals
+//	scattercheck.json         the case id, status, failure kind, summary, the error returned
+//	request.jsonl             the call as a protocol request line
+//	repro.py                  the PyTorch program
+//	report.txt                the full report
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._=+-]+`)
+
+// reproName returns the folder of case id below its profile's folder:
+// "<op>/<id with unsafe runs replaced>".
+func reproName(op scatter.Op, id string) string {
+	name := strings.Trim(unsafeName.ReplaceAllString(strings.ReplaceAll(id, "/", "-"), "_"), "_.")
+	if len(name) > 120 {
+		name = name[:120]
+	}
+	return string(op) + "/" + name
+}
+
+// writeRepros writes a folder for every failure of the run.
+func (r *runReport) writeRepros(dir string) error {
+	r.fillDetails()
+	var errs []string
+	for _, cr := range r.Cases {
+		f := cr.Failure
+		if f == nil || f.call == nil || (cr.Status != stFail && cr.Status != stUnsup) {
+			continue
+		}
+		name := reproName(cr.Op, cr.ID)
+		folder := filepath.Join(dir, r.Profile.String(), filepath.FromSlash(name))
+		if err := writeRepro(folder, name, r, cr); err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", cr.ID, err))
+			continue
+		}
+		f.Repro = folder
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func writeRepro(folder, name string, r *runReport, cr *caseResult) error {
+	f := cr.Failure
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		return err
+	}
+	exp := reference.Expect(cloneCall(f.call), r.Profile)
+	fx := casefile.Fixture{Name: name, Profile: r.Profile, Call: f.call,
+		Provenance: fmt.Sprintf("scattercheck: the reference oracle's outcome under %v; %s %s answered got_*.npy", r.Profile, r.Impl.Name, r.Impl.Version),
+		Source:     cr.ID + " (" + cr.Origin + ")"}
+	if codes := exp.Codes(); codes != nil {
+		fx.WantErr, fx.Message = codes[0], "the first rule PyTorch checks (any of "+codeNames(codes)+" conforms at the conformant level)"
+	} else {
+		fx.Want = exp.Result()
+	}
+	files := map[string][]byte{}
+	if fs, err := casefile.Files(fx); err == nil {
+		files = fs
+	} else {
+		files["casefile-error.txt"] = []byte(err.Error() + "\n")
+	}
+	put := func(name string, t scatter.Tensor) {
+		if t.IsZero() || t.Validate() != nil {
+			return
+		}
+		var b bytes.Buffer
+		if npy.Write(&b, t) == nil {
+			files[name] = b.Bytes()
+		}
+	}
+	put("got_out.npy", f.res.Out)
+	put("got_arg.npy", f.res.Arg)
+	if exp.Codes() == nil {
+		if lo, hi, ok := allowedBounds(exp, r.Level, "out"); ok {
+			put("allowed_lo.npy", lo)
+			put("allowed_hi.npy", hi)
+		}
+	}
+	meta := map[string]any{
+		"id": cr.ID, "status": cr.Status, "kind": f.Kind, "summary": f.Summary, "profile": r.Profile.String(),
+		"level": r.Level.String(), "implementation": r.Impl.Name + " " + r.Impl.Version, "truth": cr.Origin,
+	}
+	if f.err != nil {
+		meta["error"] = f.err.Error()
+		if c := scatter.CodeOf(f.err); c != 0 {
+			meta["error_kind"] = c.String()
+		}
+	}
+	if cr.Source == suiteRandom {
+		meta["seed"], meta["shrunk"] = f.Seed, f.Shrunk
+	}
+	js, _ := json.MarshalIndent(meta, "", "  ")
+	files["scattercheck.json"] = append(js, '\n')
+	files["request.jsonl"] = []byte(f.Request + "\n")
+	files["repro.py"] = []byte(f.PyTorch)
+	files["report.txt"] = []byte(cr.details() + "\n")
+	for n, b := range files {
+		if err := os.WriteFile(filepath.Join(folder, n), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func codeNames(cs []scatter.Code) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = c.String()
+	}
+	return strings.Join(s, ", ")
+}
