@@ -1,0 +1,199 @@
+package cuda
+
+import (
+	"unsafe"
+
+	"github.com/scatterconf/scatter"
+)
+
+// view is a strided view of a tensor's data: element (i0, ..., ik) is
+// data[off + i0*strides[0] + ... + ik*strides[k]].
+type view struct {
+	data    any
+	off     int
+	shape   []int
+	strides []int
+}
+
+// viewOf returns the view of a valid tensor, a 0-d tensor seen as [1].
+func viewOf(t scatter.Tensor) view {
+	if t.Dim() == 0 {
+		return view{data: t.Data, off: t.Offset, shape: []int{1}, strides: []int{0}}
+	}
+	return view{data: t.Data, off: t.Offset, shape: t.Shape, strides: t.StridesOrDefault()}
+}
+
+func numel(shape []int) int {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	return n
+}
+
+// dense reports whether the view's elements are data[off : off+numel] in
+// row-major order.
+func (v view) dense() bool {
+	want := 1
+	for d := len(v.shape) - 1; d >= 0; d-- {
+		if v.shape[d] != 1 && v.strides[d] != want {
+			return false
+		}
+		want *= v.shape[d]
+	}
+	return true
+}
+
+// pack returns the view's elements in row-major order as a slice of the
+// data's type: a subslice of the data when the view is dense (no copy),
+// else a new slice.
+func pack(v view) any {
+	switch d := v.data.(type) {
+	case []bool:
+		return packT(d, v)
+	case []uint8:
+		return packT(d, v)
+	case []int8:
+		return packT(d, v)
+	case []int16:
+		return packT(d, v)
+	case []int32:
+		return packT(d, v)
+	case []int64:
+		return packT(d, v)
+	case []scatter.Float16:
+		return packT(d, v)
+	case []scatter.BFloat16:
+		return packT(d, v)
+	case []float32:
+		return packT(d, v)
+	case []float64:
+		return packT(d, v)
+	}
+	panic("cuda: not an element slice")
+}
+
+func packT[T scatter.Elem](data []T, v view) []T {
+	n := numel(v.shape)
+	if v.dense() {
+		return data[v.off : v.off+n : v.off+n]
+	}
+	out := make([]T, n)
+	if n == 0 {
+		return out
+	}
+	nd := len(v.shape)
+	idx := make([]int, nd)
+	p := v.off
+	inner := v.shape[nd-1]
+	st := v.strides[nd-1]
+	for i := 0; i < n; i += inner {
+		q := p
+		for j := 0; j < inner; j++ {
+			out[i+j] = data[q]
+			q += st
+		}
+		// advance the odometer over the outer dims
+		for d := nd - 2; d >= 0; d-- {
+			idx[d]++
+			p += v.strides[d]
+			if idx[d] < v.shape[d] {
+				break
+			}
+			p -= idx[d] * v.strides[d]
+			idx[d] = 0
+		}
+	}
+	return out
+}
+
+// sliceLen returns the length of an element slice.
+func sliceLen(data any) int { return scatter.DataLen(data) }
+
+// bytesOf returns a pointer to the first element of an element slice and
+// its size in bytes (nil, 0 for an empty slice).
+func bytesOf(data any) (unsafe.Pointer, int) {
+	n := sliceLen(data)
+	if n <= 0 {
+		return nil, 0
+	}
+	switch d := data.(type) {
+	case []bool:
+		return unsafe.Pointer(&d[0]), n
+	case []uint8:
+		return unsafe.Pointer(&d[0]), n
+	case []int8:
+		return unsafe.Pointer(&d[0]), n
+	case []int16:
+		return unsafe.Pointer(&d[0]), 2 * n
+	case []int32:
+		return unsafe.Pointer(&d[0]), 4 * n
+	case []int64:
+		return unsafe.Pointer(&d[0]), 8 * n
+	case []scatter.Float16:
+		return unsafe.Pointer(&d[0]), 2 * n
+	case []scatter.BFloat16:
+		return unsafe.Pointer(&d[0]), 2 * n
+	case []float32:
+		return unsafe.Pointer(&d[0]), 4 * n
+	case []float64:
+		return unsafe.Pointer(&d[0]), 8 * n
+	}
+	panic("cuda: not an element slice")
+}
+
+// indexInts returns the values of a packed int32 or int64 slice as int64
+// (the slice itself for int64).
+func indexInts(data any) []int64 {
+	switch d := data.(type) {
+	case []int64:
+		return d
+	case []int32:
+		w := make([]int64, len(d))
+		for i, x := range d {
+			w[i] = int64(x)
+		}
+		return w
+	}
+	return nil
+}
+
+// shapeOrScalar returns t's shape, a 0-d tensor seen as [1].
+func shapeOrScalar(t scatter.Tensor) []int {
+	if t.Dim() == 0 {
+		return []int{1}
+	}
+	return t.Shape
+}
+
+// sizeAt is ATen's ensure_nonempty_size.
+func sizeAt(t scatter.Tensor, d int) int {
+	if t.Dim() == 0 {
+		return 1
+	}
+	return t.Shape[d]
+}
+
+// nd is ATen's ensure_nonempty_dim.
+func nd(t scatter.Tensor) int { return max(t.Dim(), 1) }
+
+// wrapDim wraps dim against n dims (0-d as 1-d); ok is false when out of range.
+func wrapDim(dim, n int) (int, bool) {
+	m := max(n, 1)
+	if dim < -m || dim >= m {
+		return 0, false
+	}
+	if dim < 0 {
+		dim += m
+	}
+	return dim, true
+}
+
+// maxElements is the reference's limit on the tensors it materialises; a
+// larger call is the reference's ErrInvalidArgument.
+const maxElements = 1 << 30
+
+// okTensor reports whether t is a well-formed tensor within the limit.
+func okTensor(t scatter.Tensor) bool {
+	return t.Validate() == nil && t.NumEl() <= maxElements
+}
