@@ -1,0 +1,472 @@
+package properties
+
+import (
+	"fmt"
+	"math"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/scatterconf/scatter"
+)
+
+// Helpers on calls and results: deep copies (backing slices, guard
+// elements and all), bit-for-bit input comparison, guarded runs, and
+// element comparisons.
+
+// cloneData copies an element slice.
+func cloneData(data any) any {
+	switch d := data.(type) {
+	case []bool:
+		return slices.Clone(d)
+	case []uint8:
+		return slices.Clone(d)
+	case []int8:
+		return slices.Clone(d)
+	case []int16:
+		return slices.Clone(d)
+	case []int32:
+		return slices.Clone(d)
+	case []int64:
+		return slices.Clone(d)
+	case []scatter.Float16:
+		return slices.Clone(d)
+	case []scatter.BFloat16:
+		return slices.Clone(d)
+	case []float32:
+		return slices.Clone(d)
+	case []float64:
+		return slices.Clone(d)
+	}
+	return data
+}
+
+// cloneTensor copies a tensor: its shape, strides and whole backing slice.
+func cloneTensor(t scatter.Tensor) scatter.Tensor {
+	if t.IsZero() {
+		return t
+	}
+	c := scatter.Tensor{Shape: slices.Clone(t.Shape), Offset: t.Offset, Data: cloneData(t.Data)}
+	if t.Strides != nil {
+		c.Strides = slices.Clone(t.Strides)
+	}
+	if t.Shape == nil {
+		c.Shape = nil
+	}
+	return c
+}
+
+func cloneTensors(ts []scatter.Tensor) []scatter.Tensor {
+	if ts == nil {
+		return nil
+	}
+	c := make([]scatter.Tensor, len(ts))
+	for i, t := range ts {
+		c[i] = cloneTensor(t)
+	}
+	return c
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// cloneCall returns a deep copy of c that shares no memory with it.
+func cloneCall(c scatter.Call) scatter.Call {
+	switch c := c.(type) {
+	case scatter.Scatter:
+		c.Self, c.Index, c.Src, c.Value = cloneTensor(c.Self), cloneTensor(c.Index), cloneTensor(c.Src), clonePtr(c.Value)
+		return c
+	case scatter.ScatterAdd:
+		c.Self, c.Index, c.Src = cloneTensor(c.Self), cloneTensor(c.Index), cloneTensor(c.Src)
+		return c
+	case scatter.ScatterReduce:
+		c.Self, c.Index, c.Src = cloneTensor(c.Self), cloneTensor(c.Index), cloneTensor(c.Src)
+		return c
+	case scatter.IndexReduce:
+		c.Self, c.Index, c.Source = cloneTensor(c.Self), cloneTensor(c.Index), cloneTensor(c.Source)
+		return c
+	case scatter.Gather:
+		c.Input, c.Index = cloneTensor(c.Input), cloneTensor(c.Index)
+		return c
+	case scatter.TorchScatterAdd:
+		c.Src, c.Index, c.Out = cloneTensor(c.Src), cloneTensor(c.Index), cloneTensor(c.Out)
+		c.Dim, c.DimSize = clonePtr(c.Dim), clonePtr(c.DimSize)
+		return c
+	case scatter.TorchScatter:
+		c.Src, c.Index, c.Out = cloneTensor(c.Src), cloneTensor(c.Index), cloneTensor(c.Out)
+		c.Dim, c.DimSize = clonePtr(c.Dim), clonePtr(c.DimSize)
+		return c
+	case scatter.TensorScatter:
+		c.Indices, c.Shape, c.Src = cloneTensors(c.Indices), slices.Clone(c.Shape), cloneTensor(c.Src)
+		return c
+	case scatter.TensorGather:
+		c.Indices, c.Src = cloneTensors(c.Indices), cloneTensor(c.Src)
+		return c
+	}
+	return c
+}
+
+// mapCall returns c with every tensor replaced by f(name, tensor); absent
+// tensors stay absent.
+func mapCall(c scatter.Call, f func(name string, t scatter.Tensor) scatter.Tensor) scatter.Call {
+	m := func(name string, t scatter.Tensor) scatter.Tensor {
+		if t.IsZero() {
+			return t
+		}
+		return f(name, t)
+	}
+	switch c := c.(type) {
+	case scatter.Scatter:
+		c.Self, c.Index, c.Src = m("self", c.Self), m("index", c.Index), m("src", c.Src)
+		return c
+	case scatter.ScatterAdd:
+		c.Self, c.Index, c.Src = m("self", c.Self), m("index", c.Index), m("src", c.Src)
+		return c
+	case scatter.ScatterReduce:
+		c.Self, c.Index, c.Src = m("self", c.Self), m("index", c.Index), m("src", c.Src)
+		return c
+	case scatter.IndexReduce:
+		c.Self, c.Index, c.Source = m("self", c.Self), m("index", c.Index), m("source", c.Source)
+		return c
+	case scatter.Gather:
+		c.Input, c.Index = m("input", c.Input), m("index", c.Index)
+		return c
+	case scatter.TorchScatterAdd:
+		c.Src, c.Index, c.Out = m("src", c.Src), m("index", c.Index), m("out", c.Out)
+		return c
+	case scatter.TorchScatter:
+		c.Src, c.Index, c.Out = m("src", c.Src), m("index", c.Index), m("out", c.Out)
+		return c
+	case scatter.TensorScatter:
+		idx := make([]scatter.Tensor, len(c.Indices))
+		for k, t := range c.Indices {
+			idx[k] = m(fmt.Sprintf("indices[%d]", k), t)
+		}
+		c.Indices, c.Src = idx, m("src", c.Src)
+		return c
+	case scatter.TensorGather:
+		idx := make([]scatter.Tensor, len(c.Indices))
+		for k, t := range c.Indices {
+			idx[k] = m(fmt.Sprintf("indices[%d]", k), t)
+		}
+		c.Indices, c.Src = idx, m("src", c.Src)
+		return c
+	}
+	return c
+}
+
+// contiguousCall returns c with every tensor a fresh row-major copy.
+func contiguousCall(c scatter.Call) scatter.Call {
+	return mapCall(c, func(_ string, t scatter.Tensor) scatter.Tensor { return t.Contiguous() })
+}
+
+// diffCall reports how after differs from before (a deep copy taken before
+// the call): a tensor's shape, strides, offset, or any bit of its backing
+// slice (guard elements included, NaN payloads included), or a scalar
+// argument. "" when nothing changed.
+func diffCall(before, after scatter.Call) string {
+	var b strings.Builder
+	tb, ta := before.Tensors(), after.Tensors()
+	names := make([]string, 0, len(tb))
+	for n := range tb {
+		names = append(names, n)
+	}
+	for n := range ta {
+		if _, ok := tb[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if d := diffTensorBits(tb[n], ta[n]); d != "" {
+			fmt.Fprintf(&b, "\n  %s: %s", n, d)
+		}
+	}
+	if sa, sb := scalarArgs(after), scalarArgs(before); sa != sb {
+		fmt.Fprintf(&b, "\n  arguments: %s, was %s", sa, sb)
+	}
+	return b.String()
+}
+
+// scalarArgs writes the call's non-tensor arguments.
+func scalarArgs(c scatter.Call) string {
+	p := func(x *int) string {
+		if x == nil {
+			return "nil"
+		}
+		return fmt.Sprint(*x)
+	}
+	switch c := c.(type) {
+	case scatter.Scatter:
+		v := "nil"
+		if c.Value != nil {
+			v = c.Value.String()
+		}
+		return fmt.Sprintf("dim=%d value=%s reduce=%q", c.Dim, v, c.Reduce)
+	case scatter.ScatterAdd:
+		return fmt.Sprintf("dim=%d", c.Dim)
+	case scatter.ScatterReduce:
+		return fmt.Sprintf("dim=%d reduce=%q exclude=%v", c.Dim, c.Reduce, c.ExcludeSelf)
+	case scatter.IndexReduce:
+		return fmt.Sprintf("dim=%d reduce=%q exclude=%v", c.Dim, c.Reduce, c.ExcludeSelf)
+	case scatter.Gather:
+		return fmt.Sprintf("dim=%d", c.Dim)
+	case scatter.TorchScatterAdd:
+		return fmt.Sprintf("dim=%s dim_size=%s fill=%s", p(c.Dim), p(c.DimSize), c.FillValue)
+	case scatter.TorchScatter:
+		return fmt.Sprintf("dim=%s dim_size=%s reduce=%q", p(c.Dim), p(c.DimSize), c.Reduce)
+	case scatter.TensorScatter:
+		return fmt.Sprintf("shape=%v n=%d", c.Shape, len(c.Indices))
+	case scatter.TensorGather:
+		return fmt.Sprintf("n=%d", len(c.Indices))
+	}
+	return ""
+}
+
+// diffTensorBits compares two tensors' layouts and whole backing slices bit
+// for bit.
+func diffTensorBits(before, after scatter.Tensor) string {
+	switch {
+	case before.IsZero() && after.IsZero():
+		return ""
+	case before.IsZero() || after.IsZero():
+		return "a tensor appeared or disappeared"
+	case !slices.Equal(before.Shape, after.Shape):
+		return fmt.Sprintf("shape changed from %v to %v", before.Shape, after.Shape)
+	case !slices.Equal(before.Strides, after.Strides):
+		return fmt.Sprintf("strides changed from %v to %v", before.Strides, after.Strides)
+	case before.Offset != after.Offset:
+		return fmt.Sprintf("offset changed from %d to %d", before.Offset, after.Offset)
+	case before.DType() != after.DType():
+		return fmt.Sprintf("dtype changed from %v to %v", before.DType(), after.DType())
+	}
+	nb, na := scatter.DataLen(before.Data), scatter.DataLen(after.Data)
+	if nb != na {
+		return fmt.Sprintf("backing slice length changed from %d to %d", nb, na)
+	}
+	inView := map[int]bool{}
+	if after.Validate() == nil {
+		for _, p := range after.Positions() {
+			inView[p] = true
+		}
+	}
+	var bad []string
+	count := 0
+	for i := 0; i < nb; i++ {
+		if bitsAt(before.Data, i) == bitsAt(after.Data, i) {
+			continue
+		}
+		count++
+		if len(bad) < 5 {
+			where := "guard element"
+			if inView[i] {
+				where = "element"
+			}
+			bad = append(bad, fmt.Sprintf("%s at data[%d]: %s became %s", where, i,
+				scatter.FormatAt(before.Data, i), scatter.FormatAt(after.Data, i)))
+		}
+	}
+	if count == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d backing elements changed: %s", count, strings.Join(bad, "; "))
+}
+
+// bitsAt returns the bit pattern of element i.
+func bitsAt(data any, i int) uint64 {
+	switch d := data.(type) {
+	case []bool:
+		if d[i] {
+			return 1
+		}
+		return 0
+	case []uint8:
+		return uint64(d[i])
+	case []int8:
+		return uint64(d[i])
+	case []int16:
+		return uint64(d[i])
+	case []int32:
+		return uint64(d[i])
+	case []int64:
+		return uint64(d[i])
+	case []scatter.Float16:
+		return uint64(d[i])
+	case []scatter.BFloat16:
+		return uint64(d[i])
+	case []float32:
+		return uint64(math.Float32bits(d[i]))
+	case []float64:
+		return math.Float64bits(d[i])
+	}
+	return 0
+}
+
+// isNaNAt reports whether element i is a NaN.
+func isNaNAt(data any, i int) bool {
+	switch d := data.(type) {
+	case []scatter.Float16:
+		return d[i].IsNaN()
+	case []scatter.BFloat16:
+		return d[i].IsNaN()
+	case []float32:
+		return d[i] != d[i]
+	case []float64:
+		return d[i] != d[i]
+	}
+	return false
+}
+
+// outcome is what one run of a backend gave.
+type outcome struct {
+	res      scatter.Result
+	err      error
+	panicked string // the panic and its stack, if it panicked
+	modified string // how it changed its inputs, if it did
+}
+
+// unsupported reports whether the backend declined the call.
+func (o outcome) unsupported() bool { return scatter.CodeOf(o.err) == scatter.ErrNotSupported }
+
+// run runs call c on b, catching a panic, and checks that c's tensors are
+// unchanged bit for bit afterwards (a deep copy is taken first). c itself
+// is what b sees: tensors sharing a backing slice stay shared.
+func run(b scatter.Backend, c scatter.Call) (o outcome) {
+	before := cloneCall(c)
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				o.panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
+			}
+		}()
+		o.res, o.err = b.Run(c)
+	}()
+	o.modified = diffCall(before, c)
+	return o
+}
+
+// elemsEqual reports whether element i of a equals element j of b as
+// values: NaN equals NaN (any payload); with zeroSign false, -0 equals +0;
+// everything else bit for bit.
+func elemsEqual(a any, i int, b any, j int, zeroSign bool) bool {
+	na, nb := isNaNAt(a, i), isNaNAt(b, j)
+	if na || nb {
+		return na && nb
+	}
+	if !zeroSign {
+		fa, fb := scatter.Float64At(a, i), scatter.Float64At(b, j)
+		if fa == 0 && fb == 0 {
+			return true
+		}
+	}
+	return bitsAt(a, i) == bitsAt(b, j)
+}
+
+// compareMode is how two results are compared.
+type compareMode uint8
+
+const (
+	sameValues compareMode = iota // NaN = NaN, -0 = +0, otherwise bit for bit
+	sameSigns                     // NaN = NaN, otherwise bit for bit (zero signs too)
+	sameBits                      // bit for bit, NaN payloads too
+)
+
+// diffTensors compares two tensors element by element; "" when equal.
+func diffTensors(got, want scatter.Tensor, mode compareMode) string {
+	if err := got.Validate(); err != nil {
+		return "got an invalid tensor: " + err.Error()
+	}
+	if err := want.Validate(); err != nil {
+		return "want an invalid tensor: " + err.Error()
+	}
+	if got.DType() != want.DType() {
+		return fmt.Sprintf("dtype %v, want %v", got.DType(), want.DType())
+	}
+	if !slices.Equal(got.Shape, want.Shape) {
+		return fmt.Sprintf("shape %v, want %v", got.Shape, want.Shape)
+	}
+	gp, wp := got.Positions(), want.Positions()
+	var b strings.Builder
+	bad := 0
+	for k := range gp {
+		var eq bool
+		switch mode {
+		case sameBits:
+			eq = bitsAt(got.Data, gp[k]) == bitsAt(want.Data, wp[k])
+		default:
+			eq = elemsEqual(got.Data, gp[k], want.Data, wp[k], mode == sameSigns)
+		}
+		if eq {
+			continue
+		}
+		if bad < 10 {
+			fmt.Fprintf(&b, "\n    at %v: %s vs %s", unravel(k, got.Shape),
+				formatBits(got.Data, gp[k]), formatBits(want.Data, wp[k]))
+		}
+		bad++
+	}
+	if bad == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d elements differ:%s", bad, len(gp), b.String())
+}
+
+// formatBits writes an element as Python would, with the bits of a float.
+func formatBits(data any, i int) string {
+	s := scatter.FormatAt(data, i)
+	switch d := data.(type) {
+	case []scatter.Float16, []scatter.BFloat16:
+		s += fmt.Sprintf(" (0x%04x)", bitsAt(d, i))
+	case []float32:
+		s += fmt.Sprintf(" (0x%08x)", bitsAt(d, i))
+	case []float64:
+		if math.IsNaN(d[i]) || d[i] == 0 {
+			s += fmt.Sprintf(" (0x%016x)", bitsAt(d, i))
+		}
+	}
+	return s
+}
+
+// diffResults compares two results (Out, and Arg where either has one).
+func diffResults(got, want scatter.Result, mode compareMode) string {
+	var ps []string
+	if d := diffTensors(got.Out, want.Out, mode); d != "" {
+		ps = append(ps, "out: "+d)
+	}
+	if !got.Arg.IsZero() || !want.Arg.IsZero() {
+		if got.Arg.IsZero() || want.Arg.IsZero() {
+			ps = append(ps, "arg: present in one result only")
+		} else if d := diffTensors(got.Arg, want.Arg, sameBits); d != "" {
+			ps = append(ps, "arg: "+d)
+		}
+	}
+	return strings.Join(ps, "\n  ")
+}
+
+// unravel returns the multi-index of row-major position p in shape.
+func unravel(p int, shape []int) []int {
+	idx := make([]int, len(shape))
+	for d := len(shape) - 1; d >= 0; d-- {
+		if shape[d] > 0 {
+			idx[d] = p % shape[d]
+			p /= shape[d]
+		}
+	}
+	return idx
+}
+
+// errName names an error by its code.
+func errName(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	if c := scatter.CodeOf(err); c != 0 {
+		return c.String() + " (" + err.Error() + ")"
+	}
+	return "an error without a code (" + err.Error() + ")"
+}

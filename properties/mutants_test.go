@@ -1,0 +1,140 @@
+package properties_test
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/properties"
+)
+
+// recorder is a TB that records instead of failing: TestMutants runs
+// each mutant through properties.CheckTB, the entry any TB uses, and
+// inspects what it reported.
+type recorder struct {
+	name   string
+	mu     sync.Mutex
+	failed bool
+	errors []string
+	logs   []string
+}
+
+type recorderStop struct{}
+
+func (r *recorder) Helper()      {}
+func (r *recorder) Name() string { return r.name }
+func (r *recorder) Logf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Log(args ...any) { r.Logf("%s", fmt.Sprint(args...)) }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failed = true
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Error(args ...any) { r.Errorf("%s", fmt.Sprint(args...)) }
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	r.FailNow()
+}
+func (r *recorder) Fatal(args ...any) { r.Fatalf("%s", fmt.Sprint(args...)) }
+func (r *recorder) Fail() {
+	r.mu.Lock()
+	r.failed = true
+	r.mu.Unlock()
+}
+func (r *recorder) FailNow() { r.Fail(); panic(recorderStop{}) }
+func (r *recorder) Failed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed
+}
+func (r *recorder) Skipf(format string, args ...any) { r.Logf(format, args...); r.SkipNow() }
+func (r *recorder) Skip(args ...any)                 { r.Log(args...); r.SkipNow() }
+func (r *recorder) SkipNow()                         { panic(recorderStop{}) }
+
+// noFailFiles stops rapid from writing fail files (a mutant's
+// counterexamples are not regressions to keep) and bounds its shrinking
+// (unless -rapid.shrinktime was given) for the rest of the test.
+func noFailFiles(t *testing.T) {
+	set := func(name, v string) {
+		f := flag.Lookup(name)
+		if f == nil {
+			return
+		}
+		given := false
+		flag.Visit(func(g *flag.Flag) { given = given || g.Name == name })
+		if given {
+			return
+		}
+		old := f.Value.String()
+		_ = f.Value.Set(v)
+		t.Cleanup(func() { _ = f.Value.Set(old) })
+	}
+	set("rapid.nofailfile", "true")
+	set("rapid.shrinktime", "5s")
+}
+
+// TestMutants checks that the default budget kills every mutant of the
+// zoo: each runs through properties.CheckTB (stopping at the first
+// property that fails) and must fail; the log says which property killed
+// it and after how many cases.
+func TestMutants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the mutant zoo needs the default budget (run without -short)")
+	}
+	noFailFiles(t)
+	for _, m := range properties.Mutants() {
+		t.Run(m.Name, func(t *testing.T) {
+			rec := &recorder{name: t.Name()}
+			start := time.Now()
+			var rep properties.Report
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						if _, ok := r.(recorderStop); !ok {
+							panic(r)
+						}
+					}
+				}()
+				rep = properties.CheckTB(rec, properties.Target{Backend: m.Backend, Profile: scatter.Torch2,
+					Budget: properties.Budget{Tier: properties.TierDefault, FailFast: true}})
+			}()
+			if !rep.Failed() {
+				t.Fatalf("mutant %s survived the %v budget (%d cases, seed %d): %s", m.Name, rep.Tier, rep.CasesRun(), rep.Seed, m.Bug)
+			}
+			var killer properties.PropertyReport
+			for _, p := range rep.Properties {
+				if p.Failed {
+					killer = p
+				}
+			}
+			t.Logf("killed by %s at its case %d (%d cases in all, seed %d, %v): %s", killer.Name, killer.Cases, rep.CasesRun(), rep.Seed,
+				time.Since(start).Round(time.Millisecond), m.Bug)
+			// The report must carry the reproductions: the call, the Go
+			// command, the protocol line and the PyTorch one-liner.
+			// (A line too long to print is written to a file, named instead.)
+			for _, want := range [][]string{{"call 1:"}, {"Go repro: cd "}, {"protocol: {\"id\":1,\"op\":", "protocol: ("},
+				{"pytorch:  python3 -c '", "pytorch:  ("}} {
+				if !slices.ContainsFunc(want, func(w string) bool { return strings.Contains(killer.Failure, w) }) {
+					t.Errorf("the failure report lacks %q:\n%s", want[0], killer.Failure)
+				}
+			}
+			if testing.Verbose() {
+				lines := strings.Split(killer.Failure, "\n")
+				if len(lines) > 40 {
+					lines = append(lines[:40], "...")
+				}
+				t.Logf("the shrunk counterexample:\n%s", strings.Join(lines, "\n"))
+			}
+		})
+	}
+}

@@ -1,0 +1,112 @@
+package properties_test
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/properties"
+	"github.com/scatterconf/scatter/reference"
+)
+
+// partial is the reference claiming only some operations and dtypes, and
+// declining (ErrNotSupported) the calls decline picks.
+type partial struct {
+	base    scatter.Backend
+	ops     []scatter.Op
+	dtypes  []scatter.DType
+	decline func(scatter.Call) bool
+	unavail string
+
+	mu   sync.Mutex
+	seen map[string]bool // "op/dtype" of every data tensor it was given
+}
+
+func (p *partial) Info() scatter.Info {
+	i := p.base.Info()
+	i.Name, i.Ops, i.DTypes, i.Unavailable = "partial", p.ops, p.dtypes, p.unavail
+	return i
+}
+
+func (p *partial) Run(c scatter.Call) (scatter.Result, error) {
+	p.mu.Lock()
+	for name, t := range c.Tensors() {
+		if name != "index" && !strings.HasPrefix(name, "indices") {
+			p.seen[string(c.Op())+"/"+t.DType().String()] = true
+		}
+	}
+	p.mu.Unlock()
+	if p.decline != nil && p.decline(c) {
+		return scatter.Result{}, scatter.Errorf(scatter.ErrNotSupported, "declined")
+	}
+	return p.base.Run(c)
+}
+
+// TestSkipsUnclaimed checks that what a backend does not claim is skipped,
+// never failed: unclaimed operations (their properties skip with the
+// reason), unclaimed dtypes (never drawn), and ErrNotSupported answers
+// (the case is skipped and counted).
+func TestSkipsUnclaimed(t *testing.T) {
+	noFailFiles(t)
+	b := &partial{
+		base:   reference.New(scatter.Torch2),
+		ops:    []scatter.Op{scatter.OpScatterAdd, scatter.OpScatterReduce},
+		dtypes: []scatter.DType{scatter.DTFloat32, scatter.DTInt64},
+		decline: func(c scatter.Call) bool {
+			x, ok := c.(scatter.ScatterReduce)
+			return ok && x.Reduce == scatter.ReduceProd
+		},
+		seen: map[string]bool{},
+	}
+	rec := &recorder{name: t.Name()}
+	rep := properties.CheckTB(rec, properties.Target{Backend: b, Profile: scatter.Torch2, Budget: properties.Budget{Tier: properties.TierShort}})
+	if rep.Failed() || rec.failed {
+		t.Fatalf("a partial backend failed:\n%s", strings.Join(rec.errors, "\n"))
+	}
+	byName := map[string]properties.PropertyReport{}
+	for _, p := range rep.Properties {
+		byName[p.Name] = p
+	}
+	for _, name := range []string{"differential/gather", "differential/tensor.scatter", "metamorphic/gather-inverts-scatter",
+		"metamorphic/index_reduce-is-scatter_reduce", "metamorphic/include-self/index_reduce"} {
+		if byName[name].Skipped == "" {
+			t.Errorf("%s ran on a backend that does not claim its operations", name)
+		}
+	}
+	for _, name := range []string{"differential/scatter_add", "differential/scatter_reduce", "invariants/inputs-unchanged", "metamorphic/linear"} {
+		if p := byName[name]; p.Skipped != "" || p.Cases == 0 {
+			t.Errorf("%s did not run: %+v", name, p)
+		}
+	}
+	if byName["differential/scatter_reduce"].Unsupported == 0 {
+		t.Errorf("no scatter_reduce prod call was declined (and skipped)")
+	}
+	for k := range b.seen {
+		op, dt, _ := strings.Cut(k, "/")
+		if !slices.Contains(b.ops, scatter.Op(op)) || !slices.Contains([]string{"float32", "int64"}, dt) {
+			t.Errorf("the backend was given an unclaimed operation or dtype: %s", k)
+		}
+	}
+}
+
+// TestSkipsUnavailable checks that an unavailable backend is skipped with
+// its reason.
+func TestSkipsUnavailable(t *testing.T) {
+	b := &partial{base: reference.New(scatter.Torch2), unavail: "no GPU here", seen: map[string]bool{}}
+	rec := &recorder{name: t.Name()}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(recorderStop); !ok {
+					panic(r)
+				}
+			}
+		}()
+		properties.CheckTB(rec, properties.Target{Backend: b, Profile: scatter.Torch2})
+	}()
+	if rec.failed || len(b.seen) > 0 || !slices.ContainsFunc(rec.logs, func(s string) bool { return strings.Contains(s, "no GPU here") }) {
+		t.Fatalf("an unavailable backend was not skipped with its reason: failed=%v, calls=%v, logs=%q", rec.failed, b.seen, rec.logs)
+	}
+}
