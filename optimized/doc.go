@@ -1,0 +1,152 @@
+// Package optimized is the fast CPU backend of the scatter suite:
+//
+//	b := optimized.New(scatter.Torch2)                            // conformant
+//	b := optimized.New(scatter.Torch113, optimized.Deterministic()) // strict
+//	b := optimized.New(p, optimized.Workers(4))
+//
+// It runs every operation and dtype of the suite (Info claims them all)
+// and passes spec.DescribeBackend and properties.Check under both profiles
+// (spec_suite_test.go, properties_test.go).
+//
+// # Validation and the reference
+//
+// Every call is validated before any write, with the rules the reference
+// (and PyTorch) check, in one place per operation (ops.go, gather.go).
+// The shape, dtype and dim rules cost O(rank). The index values are
+// checked by the first pass over the index, which the chosen path needs
+// anyway: the counting pass of the owner paths, or the fold itself on the
+// serial and private paths, whose writes go only to memory the backend
+// owns (the result it has not returned, its scratch accumulators). A
+// call out of place never modifies its inputs, so an invalid call changes
+// nothing.
+//
+// Whenever a call breaks a rule, the backend hands it to the reference
+// (reference.New(p).Run), which reports PyTorch's first broken rule in
+// PyTorch's order: error codes are the reference's by construction, and
+// the error path costs what the reference costs. The same holds for the
+// calls no fast path takes, so every call conforms.
+//
+// # Which calls take a fast path
+//
+// Fast (valid calls, non-empty index, a walk that coalesces, see below):
+//   - scatter (src or value; reduce none, add, multiply), scatter_add:
+//     every dtype for plain scatter, every dtype but bool for add and
+//     multiply;
+//   - scatter_reduce sum, prod, mean, amax, amin, include_self either
+//     way: every dtype but bool;
+//   - index_reduce prod, mean, amax, amin, include_self either way: every
+//     dtype but bool, when source has self's shape apart from dim (no
+//     broadcast source slices) and self has at least one dimension;
+//   - gather: every dtype;
+//   - torch_scatter.scatter sum/add/mean without out: every dtype but
+//     bool, with a 1-d index along dim (the PyG case) or an index of
+//     src's shape, dim_size given or inferred (one pass for the maximum).
+//
+// Reference: torch_scatter.scatter_add (1.x), torch_scatter.scatter mul,
+// min and max or with out, tensor.scatter, tensor.gather, bool
+// reductions, index_reduce with broadcast source slices or 0-d self,
+// empty indices, calls beyond the reference's size limits, and calls
+// whose dimensions do not coalesce (below). The value of scatter's scalar
+// form is converted by the reference too (a one-element scatter), so
+// c10's checked conversion rules are the reference's own.
+//
+// # The normalised walk
+//
+// Every fast call becomes one description (layout.go, geom): the index is
+// walked as o < O (the dims before dim), j < J (dim), n < N (the dims
+// after dim), each group coalesced into one stride per tensor; the value
+// index[o,j,n] = v sends src[o,j,n] to out[o, v, n]. out is the result,
+// contiguous. Two shapes get kernels of their own:
+//   - direct: a 1-d scatter over contiguous index and src (W1, W3, W4, W6,
+//     W7): the index values are the targets;
+//   - rows: the index is constant along n (PyG's expanded index,
+//     index_reduce, torch_scatter's broadcast index) and rows of src and
+//     out are contiguous (W2, W5): a row scatter, one index value per row.
+//
+// Everything else walks the strides in batches of (target, value) pairs.
+//
+// # Paths and determinism
+//
+// Serial: below serialMax (32K) element operations, or with one worker:
+// the canonical fold (index order, self first) on the calling goroutine.
+// Deterministic.
+//
+// Private: each worker folds a contiguous chunk of the index into its own
+// output-sized accumulator (worker 0 starts from self, the others from the
+// identity), then the accumulators are merged in parallel over output
+// ranges, in worker order. Taken, except for plain scatter, when
+// out.numel()*(workers-1) is at most the number of element operations
+// (element scatters: the merge costs no more than the fold) or a 16th of
+// it (row scatters, whose owner path keeps the output rows in cache while
+// the src rows stream in with prefetch). For integers (wrapping arithmetic is
+// associative), and for amax/amin (the merge keeps the earlier worker's
+// value on a tie, so it is the canonical result), it is bit-exact with the
+// canonical fold; for float sums, products and means it is not: the
+// chunks' partial sums are added in another order (conformant, within
+// the judge's any-order bounds). This is the path of W1, W3, W4, W6 and
+// W7.
+//
+// Owner: one owner per output range, folding its elements' contributions
+// in index order: bit-exact with the canonical fold. A validating pass
+// counts the contributions per fine bucket of the output (64 buckets per
+// worker, 256 for row scatters; a bucket is at least 64 elements), owners
+// take contiguous bucket ranges balanced by count, a second pass places
+// the records (stable: index order within a bucket; int32 targets, which
+// always suffice, as the reference takes no tensor of 2^30 elements or
+// more), and each owner folds its buckets one after the other, so that
+// the output range being folded stays in cache. Element records hold the
+// target and the value; row records the output row and the src row's
+// start, and the row kernels prefetch the src rows, which the sort has
+// put out of address order. Taken for plain scatter, for outputs too
+// large for private accumulators (W2 and W5), and for float sums,
+// products and means under Deterministic — unless the output has fewer
+// than 128 units per worker, or the counts show that one owner would get
+// four fifths of the work (a skewed index): then the serial path.
+//
+// Info().Deterministic is true only with the Deterministic option, which
+// keeps float sums, products and means off the private path; the backend
+// is then judged, and passes, at the strict level. gather is deterministic
+// on every path (each output element is written once).
+//
+// # Arithmetic
+//
+// Kernels fold in the element type (integers wrap), with PyTorch's
+// functors: amax/amin propagate NaN both ways and keep the accumulator on
+// a tie (branch-free for floats, kernels_ext.go). float16 and bfloat16
+// accumulate in float32 (kernels_half.go): under torch-2 the scatter
+// family's sums and products run in float32 and round once at the end;
+// under torch-1.13, and in index_reduce under both profiles, every step
+// rounds to the 16-bit format, bit for bit as reference/fold.go does
+// (sums in float32, then rounded: the double rounding is innocuous;
+// products in float64, where they are exact). Mean
+// counts are exact integers, then saturate (per-step profile, floats at
+// 2^p) or wrap (integers) in the dtype exactly as the reference's
+// meanRule says; include_self=False starts from PyTorch's identities
+// (+0, 1, ∓inf, the integer limits) and leaves untouched elements
+// bit-identical to self.
+//
+// # Memory
+//
+// Private path: one output-sized accumulator per worker, but none for the
+// first where the output itself can accumulate (sums, products, amax and
+// amin with include_self, of every type but float16 and bfloat16, which
+// accumulate in float32 — except the per-step bfloat16 sums of torch-1.13,
+// which accumulate in bfloat16, the format every partial sum is rounded
+// to anyway; W7 takes that path). Means use
+// (value, int32 count) records instead, include_self=False adds a bitmap
+// of the elements reached (1 bit each), and row scatters count per output
+// row (one int32 per row).
+// Owner path: one accumulator set shared by the owners (none when the
+// output itself can accumulate), and the sort's records: 4 bytes plus one
+// element per contribution, or 12 bytes per row. Scratch buffers come
+// from a pool of size classes (at most a quarter wasted) and are reused
+// across calls.
+//
+// # Parallelism
+//
+// A persistent pool of Workers()-1 goroutines (default GOMAXPROCS) runs
+// the parallel parts; no atomics, no locks in the kernels. The element
+// kernels prefetch the accumulator entries of the next block of 64
+// contributions, and the row kernels the output row 16 rows ahead
+// (prefetch_amd64.s: Go has no prefetch intrinsic; a no-op elsewhere).
+package optimized

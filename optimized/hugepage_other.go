@@ -1,0 +1,7 @@
+//go:build !linux
+
+package optimized
+
+import "unsafe"
+
+func adviseHuge(p unsafe.Pointer, n uintptr) {}
