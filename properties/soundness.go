@@ -251,10 +251,10 @@ func (a *alternative) answer(call scatter.Call, groups []group) scatter.Result {
 			c := float64(len(g.vals))
 			if a.divide == 1 && a.strategy != 3 && !math.IsInf(roundDT(dt, v), 0) {
 				// the accumulator divided, then rounded once. (Not where
-				// the sum itself overflows the dtype: PyTorch gives ±inf
-				// there, and the judge accepts only that, although its
-				// derivation claims to cover this strategy; see
-				// TestKnownBugMeanDivideFirstOverflow.)
+				// the sum itself overflows the dtype: PyTorch stores the
+				// sum in the dtype first and gives ±inf, the only answer
+				// the judge accepts there; see bounds.go, "Mean", and
+				// reference's TestJudgeMeanOfOverflowingSum.)
 				v = roundDT(dt, a.accRound(dt, v)/c)
 			} else {
 				v = roundDT(dt, roundDT(dt, v)/c)

@@ -495,3 +495,27 @@ func TestJudgeReportSignedZero(t *testing.T) {
 		t.Fatalf("report does not name -0.0 as the allowed value:\n%v", err)
 	}
 }
+
+// TestJudgeMeanOfOverflowingSum: PyTorch stores a mean's sum in the dtype
+// before dividing, so a sum beyond the dtype's range makes the mean inf
+// (checked on torch 1.13: float16 mean of 60000 and 60000); the finite
+// mean of a wider, unrounded sum is not PyTorch's answer.
+func TestJudgeMeanOfOverflowingSum(t *testing.T) {
+	f16 := func(v ...float64) scatter.Tensor {
+		d := make([]scatter.Float16, len(v))
+		for i, x := range v {
+			d[i] = scatter.Float16FromFloat64(x)
+		}
+		return scatter.FromSlice(d)
+	}
+	call := scatter.ScatterReduce{Self: f16(0), Index: scatter.FromSlice([]int64{0, 0}), Src: f16(60000, 60000),
+		Reduce: scatter.ReduceMean, ExcludeSelf: true}
+	for _, p := range scatter.Profiles {
+		if err := Judge(call, p, scatter.Conformant, scatter.Result{Out: f16(math.Inf(1))}, nil); err != nil {
+			t.Errorf("%v: inf rejected: %v", p, err)
+		}
+		if err := Judge(call, p, scatter.Conformant, scatter.Result{Out: f16(60000)}, nil); err == nil {
+			t.Errorf("%v: the divide-before-rounding mean 60000 accepted", p)
+		}
+	}
+}
