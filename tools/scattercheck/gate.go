@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/cuda"
+	"github.com/scatterconf/scatter/optimized"
 	"github.com/scatterconf/scatter/properties"
 	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/reference"
@@ -178,7 +180,12 @@ func parseOps(s string) ([]scatter.Op, error) {
 
 // builtin returns the backends this module ships, under profile p.
 func builtin(p scatter.Profile) []scatter.Backend {
-	return []scatter.Backend{reference.New(p)}
+	return []scatter.Backend{
+		reference.New(p),
+		optimized.New(p),
+		optimized.New(p, optimized.Deterministic()),
+		cuda.New(p), // unavailable without a GPU: skipped with the reason
+	}
 }
 
 // runGate is the gate command: it runs the suite and returns the exit
@@ -212,9 +219,19 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	if cfg.impl != "" {
 		runs = runImpl(cfg)
 	} else {
+		levelGiven := false
+		fs.Visit(func(f *flag.Flag) { levelGiven = levelGiven || f.Name == "level" })
 		for _, p := range cfg.profiles {
 			for _, b := range builtin(p) {
-				runs = append(runs, runTarget(b, nil, cfg, p))
+				// a built-in backend is held to what it claims: strict
+				// when deterministic, unless -level says otherwise
+				bcfg := cfg
+				if b.Info().Deterministic && !levelGiven {
+					c := *cfg
+					c.level = scatter.Strict
+					bcfg = &c
+				}
+				runs = append(runs, runTarget(b, nil, bcfg, p))
 			}
 		}
 	}
