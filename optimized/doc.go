@@ -10,15 +10,17 @@
 //
 // # Validation and the reference
 //
-// Every call is validated before any write, with the rules the reference
-// (and PyTorch) check, in one place per operation (ops.go, gather.go).
-// The shape, dtype and dim rules cost O(rank). The index values are
-// checked by the first pass over the index, which the chosen path needs
-// anyway: the counting pass of the owner paths, or the fold itself on the
-// serial and private paths, whose writes go only to memory the backend
-// owns (the result it has not returned, its scratch accumulators). A
-// call out of place never modifies its inputs, so an invalid call changes
-// nothing.
+// Every call is validated, with the rules the reference (and PyTorch)
+// check, in one place per operation (ops.go, gather.go), before anything
+// the caller can see is written. The shape, dtype and dim rules cost
+// O(rank). The index values are checked in the first pass over the index
+// that the chosen path makes anyway: the counting pass of the owner paths
+// (before any write at all), or the fold itself on the serial and private
+// paths, whose writes go only to memory the backend owns (the result it
+// has not returned yet, its scratch accumulators) and are dropped at the
+// first bad value. A separate validating pass would read the index twice:
+// W1's index is 80 MB of its 128 MB. The calls are out of place and never
+// modify their inputs, so an invalid call changes nothing.
 //
 // Whenever a call breaks a rule, the backend hands it to the reference
 // (reference.New(p).Run), which reports PyTorch's first broken rule in
