@@ -152,10 +152,13 @@ func indent(s, pad string) string { return strings.ReplaceAll(s, "\n", "\n"+pad)
 //     is claimed), and leaves every tensor it was given unchanged, bit for
 //     bit over the whole of its data;
 //  3. the judge accepts the backend's outcome at t.JudgeLevel();
-//  4. unless c.OneOf, the outcome is the recorded one: Out equals Want (and
-//     Arg equals WantArg) by value, NaN equal to NaN and -0 equal to +0
-//     unless c.SignedZeros; an expected error has exactly code WantErr at
-//     the strict level, or any code the judge allows at the conformant one.
+//  4. at the strict level and unless c.OneOf, the outcome is the recorded
+//     one: Out equals Want (and Arg equals WantArg) by value, NaN equal to
+//     NaN and -0 equal to +0 unless c.SignedZeros; an expected error has
+//     exactly code WantErr. At the conformant level the judge alone
+//     decides: a correct backend may sum in another order than PyTorch's
+//     CPU kernel (SEMANTICS.md §12 #45 summed pairwise gives 2058, not
+//     2048), and step 1 has already tied the judge to the recorded truth.
 //
 // CheckCase does not skip: call t.SkipReason first.
 func CheckCase(t Target, c Case) error {
@@ -200,8 +203,8 @@ func CheckCase(t Target, c Case) error {
 		problem("the judge rejects the backend's outcome at the %v level:\n%v", lvl, jerr)
 	}
 
-	// 4. The recorded outcome itself.
-	if !c.OneOf {
+	// 4. The recorded outcome itself, for a backend held to PyTorch's order.
+	if lvl == scatter.Strict && !c.OneOf {
 		if p := diffRecorded(c, lvl, exp, res, err); p != "" {
 			problem("the outcome differs from PyTorch's recorded one (%s):\n%s", describeRecorded(c), p)
 		}
