@@ -10,106 +10,8 @@ import (
 	"github.com/scatterconf/scatter"
 )
 
-// Helpers on calls and results: deep copies (backing slices, guard
-// elements and all), bit-for-bit input comparison, guarded runs, and
-// element comparisons.
-
-// cloneData copies an element slice.
-func cloneData(data any) any {
-	switch d := data.(type) {
-	case []bool:
-		return slices.Clone(d)
-	case []uint8:
-		return slices.Clone(d)
-	case []int8:
-		return slices.Clone(d)
-	case []int16:
-		return slices.Clone(d)
-	case []int32:
-		return slices.Clone(d)
-	case []int64:
-		return slices.Clone(d)
-	case []scatter.Float16:
-		return slices.Clone(d)
-	case []scatter.BFloat16:
-		return slices.Clone(d)
-	case []float32:
-		return slices.Clone(d)
-	case []float64:
-		return slices.Clone(d)
-	}
-	return data
-}
-
-// cloneTensor copies a tensor: its shape, strides and whole backing slice.
-func cloneTensor(t scatter.Tensor) scatter.Tensor {
-	if t.IsZero() {
-		return t
-	}
-	c := scatter.Tensor{Shape: slices.Clone(t.Shape), Offset: t.Offset, Data: cloneData(t.Data)}
-	if t.Strides != nil {
-		c.Strides = slices.Clone(t.Strides)
-	}
-	if t.Shape == nil {
-		c.Shape = nil
-	}
-	return c
-}
-
-func cloneTensors(ts []scatter.Tensor) []scatter.Tensor {
-	if ts == nil {
-		return nil
-	}
-	c := make([]scatter.Tensor, len(ts))
-	for i, t := range ts {
-		c[i] = cloneTensor(t)
-	}
-	return c
-}
-
-func clonePtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}
-
-// cloneCall returns a deep copy of c that shares no memory with it.
-func cloneCall(c scatter.Call) scatter.Call {
-	switch c := c.(type) {
-	case scatter.Scatter:
-		c.Self, c.Index, c.Src, c.Value = cloneTensor(c.Self), cloneTensor(c.Index), cloneTensor(c.Src), clonePtr(c.Value)
-		return c
-	case scatter.ScatterAdd:
-		c.Self, c.Index, c.Src = cloneTensor(c.Self), cloneTensor(c.Index), cloneTensor(c.Src)
-		return c
-	case scatter.ScatterReduce:
-		c.Self, c.Index, c.Src = cloneTensor(c.Self), cloneTensor(c.Index), cloneTensor(c.Src)
-		return c
-	case scatter.IndexReduce:
-		c.Self, c.Index, c.Source = cloneTensor(c.Self), cloneTensor(c.Index), cloneTensor(c.Source)
-		return c
-	case scatter.Gather:
-		c.Input, c.Index = cloneTensor(c.Input), cloneTensor(c.Index)
-		return c
-	case scatter.TorchScatterAdd:
-		c.Src, c.Index, c.Out = cloneTensor(c.Src), cloneTensor(c.Index), cloneTensor(c.Out)
-		c.Dim, c.DimSize = clonePtr(c.Dim), clonePtr(c.DimSize)
-		return c
-	case scatter.TorchScatter:
-		c.Src, c.Index, c.Out = cloneTensor(c.Src), cloneTensor(c.Index), cloneTensor(c.Out)
-		c.Dim, c.DimSize = clonePtr(c.Dim), clonePtr(c.DimSize)
-		return c
-	case scatter.TensorScatter:
-		c.Indices, c.Shape, c.Src = cloneTensors(c.Indices), slices.Clone(c.Shape), cloneTensor(c.Src)
-		return c
-	case scatter.TensorGather:
-		c.Indices, c.Src = cloneTensors(c.Indices), cloneTensor(c.Src)
-		return c
-	}
-	return c
-}
+// Helpers on calls and results: bit-for-bit input comparison, guarded
+// runs, and element comparisons (deep copies are scatter.CloneCall).
 
 // mapCall returns c with every tensor replaced by f(name, tensor); absent
 // tensors stay absent.
@@ -337,7 +239,7 @@ func (o outcome) unsupported() bool { return scatter.CodeOf(o.err) == scatter.Er
 // unchanged bit for bit afterwards (a deep copy is taken first). c itself
 // is what b sees: tensors sharing a backing slice stay shared.
 func run(b scatter.Backend, c scatter.Call) (o outcome) {
-	before := cloneCall(c)
+	before := scatter.CloneCall(c)
 	func() {
 		defer func() {
 			if r := recover(); r != nil {

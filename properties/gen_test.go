@@ -18,7 +18,7 @@ import (
 func features(c scatter.Call, prof scatter.Profile) []string {
 	fs := []string{"op:" + string(c.Op())}
 	add := func(f string) { fs = append(fs, f) }
-	exp := reference.Expect(cloneCall(c), prof)
+	exp := reference.Expect(scatter.CloneCall(c), prof)
 	if codes := exp.Codes(); codes != nil {
 		add("error")
 		add("error:" + codes[0].String())

@@ -511,7 +511,7 @@ func mapIndex(t scatter.Tensor, f func(int64) int64) scatter.Tensor {
 	if t.Validate() != nil || !t.DType().IsIndex() {
 		return t
 	}
-	c := cloneTensor(t.Contiguous())
+	c := scatter.CloneTensor(t.Contiguous())
 	for i := 0; i < c.NumEl(); i++ {
 		setInt(c.Data, i, f(intAt(c.Data, i)))
 	}
@@ -537,7 +537,7 @@ func dropNaN(t scatter.Tensor, r scatter.Reduce) scatter.Tensor {
 	if !t.DType().IsFloat() || t.Validate() != nil || r != scatter.ReduceAmax && r != scatter.ReduceAmin {
 		return t
 	}
-	c := cloneTensor(t.Contiguous())
+	c := scatter.CloneTensor(t.Contiguous())
 	loser := math.Inf(-1)
 	if r == scatter.ReduceAmin {
 		loser = math.Inf(1)
@@ -566,7 +566,7 @@ func meanFromSum(b scatter.Backend, x scatter.ScatterReduce, fdiv func(float64, 
 	}
 	dt := x.Self.DType()
 	sums := s.Out.Contiguous()
-	out := cloneTensor(want.Out.Contiguous())
+	out := scatter.CloneTensor(want.Out.Contiguous())
 	for p, n := range dimScatterCounts(x.Self, x.Dim, x.Index) {
 		if n == 0 {
 			continue

@@ -266,13 +266,13 @@ func (c *caseCtx) drawOp(ops []scatter.Op) scatter.Op {
 // expect returns the judge's expectation of call under the target's
 // profile, computed on a copy that no backend sees.
 func (c *caseCtx) expect(call scatter.Call) *reference.Expectation {
-	return reference.Expect(cloneCall(call), c.target.Profile)
+	return reference.Expect(scatter.CloneCall(call), c.target.Profile)
 }
 
 // exec runs call on the backend: a panic or a change to the inputs fails
 // the case at once, with the call printed.
 func (c *caseCtx) exec(call scatter.Call) outcome {
-	before := cloneCall(call)
+	before := scatter.CloneCall(call)
 	o := run(c.target.Backend, call)
 	if o.panicked != "" {
 		c.fail("the backend panicked:\n"+o.panicked, before)
@@ -553,13 +553,13 @@ func repeatable(ops []scatter.Op, f Family) *property {
 	return &property{name: "invariants/repeatable", family: f, ops: ops, anyOp: true, strict: true, run: func(c *caseCtx) {
 		op := c.drawOp(ops)
 		call := c.draw("call", false, func(g *gen) scatter.Call { return g.call(op) })
-		first := c.exec(cloneCall(call))
+		first := c.exec(scatter.CloneCall(call))
 		if first.unsupported() {
 			c.declined()
 			return
 		}
 		for i := 2; i <= 3; i++ {
-			again := c.exec(cloneCall(call))
+			again := c.exec(scatter.CloneCall(call))
 			if d := diffOutcomes(again, first, sameBits); d != "" {
 				c.fail(fmt.Sprintf("run %d differs from run 1: %s", i, d), call)
 			}

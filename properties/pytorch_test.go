@@ -63,7 +63,7 @@ func TestPyTorchOneLiners(t *testing.T) {
 	for i, line := range lines {
 		c := calls[i]
 		f := strings.SplitN(line, " ", 3)
-		exp := reference.Expect(cloneCall(c), prof)
+		exp := reference.Expect(scatter.CloneCall(c), prof)
 		fails := exp.Codes() != nil
 		switch {
 		case f[1] == "ERR" && !fails:

@@ -37,7 +37,7 @@ func narrow(t scatter.Tensor, d, start, n int) scatter.Tensor {
 // along dimension d are taken from positions perm[i].
 func permuteAlong(t scatter.Tensor, d int, perm []int) scatter.Tensor {
 	c := t.Contiguous()
-	out := cloneTensor(c)
+	out := scatter.CloneTensor(c)
 	n := c.NumEl()
 	for p := 0; p < n; p++ {
 		idx := unravel(p, c.Shape)
@@ -141,7 +141,7 @@ func indexReduceCounts(self scatter.Tensor, dim int, index scatter.Tensor) []int
 // fillWhere returns a contiguous copy of t with the elements where
 // counts > 0 set to v (a one-element tensor of t's dtype).
 func fillWhere(t scatter.Tensor, counts []int, v scatter.Tensor) scatter.Tensor {
-	out := cloneTensor(t.Contiguous())
+	out := scatter.CloneTensor(t.Contiguous())
 	for p, n := range counts {
 		if n > 0 {
 			copyElem(out.Data, p, v.Data, 0)
@@ -194,7 +194,7 @@ func setFloat(data any, i int, v float64) {
 // integers wrap, bool is or, floats round the exact sum once.
 func addTensors(a, b scatter.Tensor) scatter.Tensor {
 	ca, cb := a.Contiguous(), b.Contiguous()
-	out := cloneTensor(ca)
+	out := scatter.CloneTensor(ca)
 	dt := a.DType()
 	for p := 0; p < ca.NumEl(); p++ {
 		switch {
@@ -680,7 +680,7 @@ func meanIsSumOverCount() *property {
 		}
 		dt := mean.Self.DType()
 		counts := dimScatterCounts(mean.Self, mean.Dim, mean.Index)
-		want := cloneTensor(mean.Self.Contiguous())
+		want := scatter.CloneTensor(mean.Self.Contiguous())
 		sums := os.res.Out.Contiguous()
 		for p, n := range counts {
 			if n == 0 {

@@ -69,7 +69,7 @@ func CheckBoundSoundness(t TB, n int) SoundnessReport {
 		dt := []scatter.DType{scatter.DTFloat16, scatter.DTBFloat16, scatter.DTFloat32, scatter.DTFloat64}[rng.IntN(4)]
 		prof := scatter.Profiles[rng.IntN(len(scatter.Profiles))]
 		call := soundnessCall(rng, dt)
-		exp := reference.Expect(cloneCall(call), prof)
+		exp := reference.Expect(scatter.CloneCall(call), prof)
 		if exp.Codes() != nil {
 			t.Errorf("soundness: the judge rejects a valid call with %v: %s", exp.Codes(), describe(call))
 			failures++
@@ -227,7 +227,7 @@ func (a *alternative) String() string {
 func (a *alternative) answer(call scatter.Call, groups []group) scatter.Result {
 	self, _, _, _ := dimParts(call)
 	dt := self.DType()
-	out := cloneTensor(self.Contiguous())
+	out := scatter.CloneTensor(self.Contiguous())
 	r := scatter.ReduceSum
 	if x, ok := call.(scatter.ScatterReduce); ok {
 		r = x.Reduce
@@ -389,7 +389,7 @@ func wrongAnswer(rng *rand.Rand, canon scatter.Result, groups []group) (scatter.
 		return scatter.Result{}, false
 	}
 	g := cands[rng.IntN(len(cands))]
-	out := cloneTensor(canon.Out.Contiguous())
+	out := scatter.CloneTensor(canon.Out.Contiguous())
 	v := scatter.Float64At(out.Data, g.out)
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > factsOf(out.DType()).max/2 {
 		return scatter.Result{}, false

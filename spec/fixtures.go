@@ -58,14 +58,14 @@ func fixtureCase(f fixtures.Fixture) Case {
 		Name:     "fixture/" + f.Dir(),
 		Labels:   []string{string(op), dt.String(), "fixture"},
 		Source:   fmt.Sprintf("fixtures/%s (%s), recorded from %s", f.Dir(), f.Source, f.Provenance),
-		Call:     cloneCall(f.Call),
+		Call:     scatter.CloneCall(f.Call),
 		WantErr:  f.WantErr,
 		Profiles: []scatter.Profile{f.Profile},
 	}
 	if f.WantErr == 0 {
-		c.Want = cloneTensor(f.Want.Out)
+		c.Want = scatter.CloneTensor(f.Want.Out)
 		if !f.Want.Arg.IsZero() {
-			c.WantArg = cloneTensor(f.Want.Arg)
+			c.WantArg = scatter.CloneTensor(f.Want.Arg)
 		}
 		c.OneOf = true
 	}

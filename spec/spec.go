@@ -173,7 +173,7 @@ func CheckCase(t Target, c Case) error {
 	problem := func(format string, args ...any) { f.Problems = append(f.Problems, fmt.Sprintf(format, args...)) }
 
 	// The judge sees a copy nobody else touches.
-	exp := reference.Expect(cloneCall(c.Call), t.Profile)
+	exp := reference.Expect(scatter.CloneCall(c.Call), t.Profile)
 
 	// 1. The oracle against the recorded truth.
 	if err := exp.Check(scatter.Strict, recordedResult(c), recordedErr(c)); err != nil {
@@ -183,8 +183,8 @@ func CheckCase(t Target, c Case) error {
 
 	// 2. Run the backend on a copy, so that a backend that writes to its
 	// inputs neither corrupts the table nor escapes notice.
-	given := cloneCall(c.Call)
-	before := cloneCall(given)
+	given := scatter.CloneCall(c.Call)
+	before := scatter.CloneCall(given)
 	res, err, panicked := runGuarded(t.Backend, given)
 	if panicked != "" {
 		problem("the backend panicked:\n%s", panicked)
