@@ -411,3 +411,30 @@ func (t Tensor) String() string {
 	b.WriteString(")")
 	return b.String()
 }
+
+// CopyElem sets dst[i] = src[j] for two element slices of the same type
+// (Tensor.Data values); other types are left alone.
+func CopyElem(dst any, i int, src any, j int) {
+	switch d := dst.(type) {
+	case []bool:
+		d[i] = src.([]bool)[j]
+	case []uint8:
+		d[i] = src.([]uint8)[j]
+	case []int8:
+		d[i] = src.([]int8)[j]
+	case []int16:
+		d[i] = src.([]int16)[j]
+	case []int32:
+		d[i] = src.([]int32)[j]
+	case []int64:
+		d[i] = src.([]int64)[j]
+	case []Float16:
+		d[i] = src.([]Float16)[j]
+	case []BFloat16:
+		d[i] = src.([]BFloat16)[j]
+	case []float32:
+		d[i] = src.([]float32)[j]
+	case []float64:
+		d[i] = src.([]float64)[j]
+	}
+}

@@ -91,35 +91,10 @@ func permute(t scatter.Tensor, d int, p []int) scatter.Tensor {
 	for q := 0; q < c.NumEl(); q++ {
 		k := (q / inner) % size
 		if k < len(p) {
-			copyElem(out.Data, q, c.Data, q+(p[k]-k)*inner)
+			scatter.CopyElem(out.Data, q, c.Data, q+(p[k]-k)*inner)
 		}
 	}
 	return out
-}
-
-func copyElem(dst any, i int, src any, j int) {
-	switch d := dst.(type) {
-	case []bool:
-		d[i] = src.([]bool)[j]
-	case []uint8:
-		d[i] = src.([]uint8)[j]
-	case []int8:
-		d[i] = src.([]int8)[j]
-	case []int16:
-		d[i] = src.([]int16)[j]
-	case []int32:
-		d[i] = src.([]int32)[j]
-	case []int64:
-		d[i] = src.([]int64)[j]
-	case []scatter.Float16:
-		d[i] = src.([]scatter.Float16)[j]
-	case []scatter.BFloat16:
-		d[i] = src.([]scatter.BFloat16)[j]
-	case []float32:
-		d[i] = src.([]float32)[j]
-	case []float64:
-		d[i] = src.([]float64)[j]
-	}
 }
 
 // TestConformantBackendPasses runs the properties on a correct backend

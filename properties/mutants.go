@@ -663,6 +663,6 @@ func writeInto(dst, src scatter.Tensor) {
 		seen[p] = true
 	}
 	for i, p := range src.Positions() {
-		copyElem(dst.Data, dp[i], src.Data, p)
+		scatter.CopyElem(dst.Data, dp[i], src.Data, p)
 	}
 }

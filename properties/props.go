@@ -400,38 +400,12 @@ func concatData(dt scatter.DType, parts []any) any {
 	for _, p := range parts {
 		k := scatter.DataLen(p)
 		for i := 0; i < k; i++ {
-			copyElem(out, pos+i, p, i)
+			scatter.CopyElem(out, pos+i, p, i)
 		}
 		setGuard(out, pos+k)
 		pos += k + 1
 	}
 	return out
-}
-
-// copyElem sets dst[i] = src[j] for slices of one element type.
-func copyElem(dst any, i int, src any, j int) {
-	switch d := dst.(type) {
-	case []bool:
-		d[i] = src.([]bool)[j]
-	case []uint8:
-		d[i] = src.([]uint8)[j]
-	case []int8:
-		d[i] = src.([]int8)[j]
-	case []int16:
-		d[i] = src.([]int16)[j]
-	case []int32:
-		d[i] = src.([]int32)[j]
-	case []int64:
-		d[i] = src.([]int64)[j]
-	case []scatter.Float16:
-		d[i] = src.([]scatter.Float16)[j]
-	case []scatter.BFloat16:
-		d[i] = src.([]scatter.BFloat16)[j]
-	case []float32:
-		d[i] = src.([]float32)[j]
-	case []float64:
-		d[i] = src.([]float64)[j]
-	}
 }
 
 // setGuard stores the dtype's guard element at position i.

@@ -45,7 +45,7 @@ func permuteAlong(t scatter.Tensor, d int, perm []int) scatter.Tensor {
 			continue
 		}
 		idx[d] = perm[idx[d]]
-		copyElem(out.Data, p, c.Data, ravel(idx, c.Shape))
+		scatter.CopyElem(out.Data, p, c.Data, ravel(idx, c.Shape))
 	}
 	return out
 }
@@ -144,7 +144,7 @@ func fillWhere(t scatter.Tensor, counts []int, v scatter.Tensor) scatter.Tensor 
 	out := scatter.CloneTensor(t.Contiguous())
 	for p, n := range counts {
 		if n > 0 {
-			copyElem(out.Data, p, v.Data, 0)
+			scatter.CopyElem(out.Data, p, v.Data, 0)
 		}
 	}
 	return out

@@ -106,35 +106,9 @@ func fill(dt scatter.DType, shape []int, v scatter.Tensor) scatter.Tensor {
 	n, _ := scatter.NumElements(shape)
 	t := scatter.Tensor{Shape: append([]int{}, shape...), Data: scatter.MakeData(dt, n)}
 	for i := 0; i < n; i++ {
-		copyElem(t.Data, i, v.Data, 0)
+		scatter.CopyElem(t.Data, i, v.Data, 0)
 	}
 	return t
-}
-
-// copyElem sets dst[i] = src[j] for two slices of the same element type.
-func copyElem(dst any, i int, src any, j int) {
-	switch d := dst.(type) {
-	case []bool:
-		d[i] = src.([]bool)[j]
-	case []uint8:
-		d[i] = src.([]uint8)[j]
-	case []int8:
-		d[i] = src.([]int8)[j]
-	case []int16:
-		d[i] = src.([]int16)[j]
-	case []int32:
-		d[i] = src.([]int32)[j]
-	case []int64:
-		d[i] = src.([]int64)[j]
-	case []scatter.Float16:
-		d[i] = src.([]scatter.Float16)[j]
-	case []scatter.BFloat16:
-		d[i] = src.([]scatter.BFloat16)[j]
-	case []float32:
-		d[i] = src.([]float32)[j]
-	case []float64:
-		d[i] = src.([]float64)[j]
-	}
 }
 
 // convertScalar is c10's checked Scalar::to<T>() into dtype dt, returning a
