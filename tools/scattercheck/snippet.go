@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/fixtures/casefile"
 	"github.com/scatterconf/scatter/protocol"
 )
 
@@ -121,8 +121,8 @@ func pySnippet(c scatter.Call) string {
 		call = "call()"
 	case scatter.TensorScatter:
 		b.WriteString(pyFSScatter)
-		call = fmt.Sprintf("fs_scatter(%s, %s, src)", indexList, pyInts(c.Shape))
-		comment = "  # F#: Tensor.scatter indices " + pyInts(c.Shape) + " src"
+		call = fmt.Sprintf("fs_scatter(%s, %s, src)", indexList, casefile.PyInts(c.Shape))
+		comment = "  # F#: Tensor.scatter indices " + casefile.PyInts(c.Shape) + " src"
 	case scatter.TensorGather:
 		b.WriteString(pyFSGather)
 		call = fmt.Sprintf("fs_gather(%s, src)", indexList)
@@ -225,14 +225,6 @@ def fs_gather(indices, src):
     return src[tuple(j)]
 `
 
-func pyInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return "[" + strings.Join(s, ", ") + "]"
-}
-
 // pyScalar writes a scalar as a Python literal (nan and inf are names the
 // snippet defines).
 func pyScalar(s scatter.Scalar) string { return s.String() }
@@ -247,13 +239,13 @@ func pyTensor(t scatter.Tensor) string {
 	pos := t.Positions()
 	vals := make([]string, len(pos))
 	for i, p := range pos {
-		vals[i] = pyElem(t.Data, p)
+		vals[i] = casefile.PyElem(t.Data, p)
 	}
 	if t.Dim() == 0 {
 		return fmt.Sprintf("torch.tensor(%s, dtype=%s)", vals[0], dt)
 	}
 	if len(pos) == 0 {
-		return fmt.Sprintf("torch.tensor([], dtype=%s).reshape(%s)", dt, pyInts(t.Shape))
+		return fmt.Sprintf("torch.tensor([], dtype=%s).reshape(%s)", dt, casefile.PyInts(t.Shape))
 	}
 	var nest func(d int, vs []string) string
 	nest = func(d int, vs []string) string {
@@ -268,29 +260,4 @@ func pyTensor(t scatter.Tensor) string {
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	return fmt.Sprintf("torch.tensor(%s, dtype=%s)", nest(0, vals), dt)
-}
-
-// pyElem writes element p of data as an exact Python literal.
-func pyElem(data any, p int) string {
-	switch d := data.(type) {
-	case []bool:
-		if d[p] {
-			return "True"
-		}
-		return "False"
-	case []int64:
-		return strconv.FormatInt(d[p], 10)
-	case []uint8, []int8, []int16, []int32:
-		return strconv.FormatInt(int64(scatter.Float64At(data, p)), 10)
-	}
-	f := scatter.Float64At(data, p)
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	return scatter.Float(f).String()
 }
