@@ -134,10 +134,17 @@
 // amin with include_self, of every type but float16 and bfloat16, which
 // accumulate in float32 — except the per-step bfloat16 sums of torch-1.13,
 // which accumulate in bfloat16, the format every partial sum is rounded
-// to anyway; W7 takes that path). Means use
-// (value, int32 count) records instead, include_self=False adds a bitmap
-// of the elements reached (1 bit each), and row scatters count per output
-// row (one int32 per row).
+// to anyway; W7 takes that path). A mean with include_self over a
+// direct walk, of a native type (W4), runs in passes that never hold more
+// than one output-sized buffer per worker: the sums as above (worker 0
+// into the output, the others into pooled accumulators, merged into the
+// output), worker 0 also counting its chunk, a smaller one, into a
+// pooled int32 array; then, the accumulators given back, the counts of
+// the other chunks (split between all the workers, each into an int32
+// array: a second read of that part of the index), then the division. Other means use (value, int32
+// count) records (twice an output-sized buffer for float32),
+// include_self=False adds a bitmap of the elements reached (1 bit each),
+// and row scatters count per output row (one int32 per row).
 // Owner path: one accumulator set shared by the owners (none when the
 // output itself can accumulate), and the sort's records: 4 bytes plus one
 // element per contribution, or 12 bytes per row. Scratch buffers come
@@ -149,6 +156,8 @@
 // A persistent pool of Workers()-1 goroutines (default GOMAXPROCS) runs
 // the parallel parts; no atomics, no locks in the kernels. The element
 // kernels prefetch the accumulator entries of the next block of 64
-// contributions, and the row kernels the output row 16 rows ahead
+// contributions when the accumulator is 8 MiB or more (smaller ones stay
+// in the last-level cache, where the prefetch pass only costs), and the
+// row kernels the output row 16 rows ahead
 // (prefetch_amd64.s: Go has no prefetch intrinsic; a no-op elsewhere).
 package optimized

@@ -45,6 +45,7 @@ type fam[T, A any] struct {
 	finCount func(f *fin, out []T, recs [][]rec[A], lo, hi int)
 	finRows  func(f *fin, out []T, accs [][]A, cnts [][]int32, n, lo, hi int)
 	finSeen  func(f *fin, out []T, accs [][]A, seen [][]uint64, lo, hi int)
+	finMean  func(f *fin, out []T, cnts [][]int32, lo, hi int) // nil: no split mean
 }
 
 // rjob is one scatter-like call, normalised.
@@ -346,6 +347,9 @@ func (r *runner[T, A]) serial() bool {
 // identity), then merges them in parallel over output ranges.
 func (r *runner[T, A]) private(W int) bool {
 	n := r.j.g.outN
+	if r.splitMean() {
+		return r.privateMean(W)
+	}
 	as := make([]*accs[A], W)
 	oks := make([]bool, W)
 	parallel(W, func(w int) {
@@ -372,6 +376,126 @@ func (r *runner[T, A]) private(W int) bool {
 		r.finish(as, lo, hi)
 	})
 	return true
+}
+
+// splitMean reports whether a mean takes privateMean: a direct walk
+// whose sums accumulate in out itself (include_self, a native type).
+func (r *runner[T, A]) splitMean() bool {
+	j := r.j
+	return j.fin.mean && j.fin.counted && !j.rowsKind && j.initSelf &&
+		r.f.direct && r.f.finMean != nil && j.g.direct()
+}
+
+// privateMean is the private path of a direct mean with include_self, in
+// passes that each need one output-sized buffer per worker at most: the
+// sums as for a sum (worker 0 into out, counting its chunk, a smaller one,
+// into an int32 array as it goes; the others into accumulators, merged
+// into out), then the counts of the other chunks, split between all the
+// workers (into int32 arrays, taken from the pool after the sums' buffers
+// went back), then the division.
+func (r *runner[T, A]) privateMean(W int) bool {
+	g, j := &r.j.g, r.j
+	n := g.outN
+	oks := make([]bool, W)
+	plains := make([][]A, W)
+	rels := make([]func(), W)
+	cnts := make([][]int32, W)
+	// worker 0 also counts its chunk (into cnts[0]) while it sums: its
+	// chunk is the smaller
+	c0 := int(float64(r.units) * meanChunk0 / float64(W))
+	bound := func(w int) (int, int) {
+		if w == 0 {
+			return 0, c0
+		}
+		lo, hi := split(r.units-c0, W-1, w-1)
+		return c0 + lo, c0 + hi
+	}
+	parallel(W, func(w int) {
+		lo, hi := bound(w)
+		if w == 0 {
+			r.copySelf(0, n)
+			plains[0] = any(r.out).([]A)
+			cnts[0], rels[0] = scratch[int32](n)
+			clear(cnts[0])
+			// sum, then count, blocks small enough for the index to stay
+			// in cache between the two
+			oks[0] = true
+			for q := lo; q < hi; q += 4 * batch {
+				e := min(q+4*batch, hi)
+				if !r.f.plainIdx(j.op, plains[0][:g.size], j.idx, g.iOff+q, g.iOff+e, r.src[g.sOff+q:g.sOff+e]) {
+					oks[0] = false
+					return
+				}
+				countTargets(cnts[0][:g.size], j.idx, g.iOff+q, g.iOff+e)
+			}
+			return
+		}
+		plains[w], rels[w] = scratch[A](n)
+		id := r.f.ident(j.op)
+		p := plains[w]
+		for i := range p {
+			p[i] = id
+		}
+		oks[w] = r.f.plainIdx(j.op, plains[w][:g.size], j.idx, g.iOff+lo, g.iOff+hi, r.src[g.sOff+lo:g.sOff+hi])
+	})
+	release := func(from int) {
+		for w := from; w < W; w++ {
+			if f := rels[w]; f != nil {
+				f()
+				rels[w] = nil
+			}
+		}
+	}
+	defer release(0)
+	for _, ok := range oks {
+		if !ok {
+			return false
+		}
+	}
+	if W > 1 {
+		parallel(W, func(w int) {
+			lo, hi := split(n, W, w)
+			r.f.finPlain(&fin{op: j.op}, r.out, plains, lo, hi)
+		})
+	}
+	release(1)
+	parallel(W, func(w int) {
+		if w > 0 {
+			cnts[w], rels[w] = scratch[int32](n)
+			clear(cnts[w])
+		}
+		lo, hi := split(r.units-c0, W, w)
+		countTargets(cnts[w][:g.size], j.idx, g.iOff+c0+lo, g.iOff+c0+hi)
+	})
+	parallel(W, func(w int) {
+		lo, hi := split(n, W, w)
+		r.f.finMean(&j.fin, r.out, cnts, lo, hi)
+	})
+	return true
+}
+
+// meanChunk0 is worker 0's share of privateMean's sums, relative to an
+// equal share: it counts its chunk as well.
+var meanChunk0 = 0.8
+
+// countTargets adds one to cnt at each (validated) index value of
+// idx[lo:hi].
+func countTargets(cnt []int32, idx any, lo, hi int) {
+	switch x := idx.(type) {
+	case []int64:
+		incCounts(cnt, x[lo:hi])
+	case []int32:
+		incCounts(cnt, x[lo:hi])
+	}
+}
+
+func incCounts[I ix](cnt []int32, t []I) {
+	blocks(cnt, t, func(lo, hi int) bool {
+		for _, x := range t[lo:hi] {
+			cnt[int(x)]++
+		}
+		return true
+	})
 }
 
 // sortPlan is the counting sort of the owner paths: fine buckets of

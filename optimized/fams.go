@@ -48,6 +48,7 @@ func nativeFam[T num]() *fam[T, T] {
 		finCount: finishCount[T],
 		finRows:  finishRows[T],
 		finSeen:  finishSeen[T],
+		finMean:  finishMean[T],
 	}
 }
 

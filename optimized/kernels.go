@@ -503,6 +503,32 @@ func finishCount[T num](f *fin, out []T, recs [][]rec[T], lo, hi int) {
 	}
 }
 
+// finishMean divides out[lo:hi], which holds the merged sums, by the
+// counts (summed over the workers' count arrays) where they are not zero.
+func finishMean[T num](f *fin, out []T, cnts [][]int32, lo, hi int) {
+	fo := newFinOne[T](f)
+	if len(cnts) == 2 {
+		o := out[lo:hi]
+		c0, c1 := cnts[0][lo:hi], cnts[1][lo:hi]
+		c0, c1 = c0[:len(o)], c1[:len(o)]
+		for t := range o {
+			if n := int64(c0[t]) + int64(c1[t]); n != 0 {
+				o[t] = fo.do(o[t], n)
+			}
+		}
+		return
+	}
+	for t := lo; t < hi; t++ {
+		n := int64(0)
+		for _, c := range cnts {
+			n += int64(c[t])
+		}
+		if n != 0 {
+			out[t] = fo.do(out[t], n)
+		}
+	}
+}
+
 // finishSeen is finishCount for accumulators whose reached elements are
 // marked in bitmaps (no counts: include_self=False without mean).
 func finishSeen[T num](f *fin, out []T, accs [][]T, seen [][]uint64, lo, hi int) {
