@@ -217,7 +217,7 @@ func (c *caseCtx) vacuous() {
 // drawn wraps a drawn call so that rapid's log shows it readably.
 type drawn struct{ c scatter.Call }
 
-func (d drawn) GoString() string { return describe(d.c) }
+func (d drawn) GoString() string { return reference.DescribeCall(d.c) }
 
 // draw draws a call with f on a generator restricted to the property's
 // dtypes; valid asks for no corruption.

@@ -67,13 +67,13 @@ func TestPyTorchOneLiners(t *testing.T) {
 		fails := exp.Codes() != nil
 		switch {
 		case f[1] == "ERR" && !fails:
-			t.Errorf("PyTorch raises %s where the judge expects success: %s\n  %s", f[2], describe(c), PyTorch(c))
+			t.Errorf("PyTorch raises %s where the judge expects success: %s\n  %s", f[2], reference.DescribeCall(c), PyTorch(c))
 			continue
 		case f[1] == "OK" && fails:
 			_, fsharp := c.(scatter.TensorScatter)
 			_, fsharp2 := c.(scatter.TensorGather)
 			if !fsharp && !fsharp2 { // PyTorch's indexing wraps negative indices where F# raises
-				t.Errorf("PyTorch succeeds where the judge expects %v: %s\n  %s", exp.Codes(), describe(c), PyTorch(c))
+				t.Errorf("PyTorch succeeds where the judge expects %v: %s\n  %s", exp.Codes(), reference.DescribeCall(c), PyTorch(c))
 			}
 			continue
 		case fails:
@@ -86,7 +86,7 @@ func TestPyTorchOneLiners(t *testing.T) {
 		want := rawBytes(res)
 		got := parseBytes(t, f[2])
 		if !bytes.Equal(got, want) && !sameNaNs(res, got) {
-			t.Errorf("PyTorch's bytes %v differ from the reference's %v for %s\n  %s", got, want, describe(c), PyTorch(c))
+			t.Errorf("PyTorch's bytes %v differ from the reference's %v for %s\n  %s", got, want, reference.DescribeCall(c), PyTorch(c))
 		}
 		compared++
 	}

@@ -5,12 +5,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/protocol"
+	"github.com/scatterconf/scatter/reference"
 )
 
 // The reproductions of a failing call: the call on one line, its protocol
@@ -24,7 +24,7 @@ const maxReproLine = 4000
 // reproduce writes the reproductions of call under a label.
 func reproduce(label string, call scatter.Call) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%s: %s", label, describe(call))
+	fmt.Fprintf(&b, "\n%s: %s", label, reference.DescribeCall(call))
 	line, err := protocol.EncodeCall(1, call)
 	if err != nil {
 		fmt.Fprintf(&b, "\n  protocol: cannot encode the call: %v", err)
@@ -48,127 +48,6 @@ func clipToFile(kind, s string) string {
 	defer f.Close()
 	_, _ = f.WriteString(s + "\n")
 	return fmt.Sprintf("(%d bytes, written to %s)", len(s), filepath.ToSlash(f.Name()))
-}
-
-// describe writes a call on one line: its tensors (dtype, shape, layout,
-// values when small) and arguments.
-func describe(c scatter.Call) string {
-	var args []string
-	t := func(name string, x scatter.Tensor) {
-		if !x.IsZero() {
-			args = append(args, name+"="+describeTensor(x))
-		}
-	}
-	kv := func(name string, v any) { args = append(args, fmt.Sprintf("%s=%v", name, v)) }
-	opt := func(name string, p *int) {
-		if p != nil {
-			kv(name, *p)
-		}
-	}
-	red := func(r scatter.Reduce) {
-		if r != scatter.ReduceNone {
-			kv("reduce", strconv.Quote(string(r)))
-		}
-	}
-	indices := func(idx []scatter.Tensor) {
-		parts := make([]string, len(idx))
-		for i, x := range idx {
-			if x.IsZero() {
-				parts[i] = "None"
-			} else {
-				parts[i] = describeTensor(x)
-			}
-		}
-		args = append(args, "indices=["+strings.Join(parts, ", ")+"]")
-	}
-	switch c := c.(type) {
-	case scatter.Scatter:
-		t("self", c.Self)
-		kv("dim", c.Dim)
-		t("index", c.Index)
-		t("src", c.Src)
-		if c.Value != nil {
-			kv("value", c.Value.String())
-		}
-		red(c.Reduce)
-	case scatter.ScatterAdd:
-		t("self", c.Self)
-		kv("dim", c.Dim)
-		t("index", c.Index)
-		t("src", c.Src)
-	case scatter.ScatterReduce:
-		t("self", c.Self)
-		kv("dim", c.Dim)
-		t("index", c.Index)
-		t("src", c.Src)
-		red(c.Reduce)
-		kv("include_self", pyBool(!c.ExcludeSelf))
-	case scatter.IndexReduce:
-		t("self", c.Self)
-		kv("dim", c.Dim)
-		t("index", c.Index)
-		t("source", c.Source)
-		red(c.Reduce)
-		kv("include_self", pyBool(!c.ExcludeSelf))
-	case scatter.Gather:
-		t("input", c.Input)
-		kv("dim", c.Dim)
-		t("index", c.Index)
-	case scatter.TorchScatterAdd:
-		t("src", c.Src)
-		t("index", c.Index)
-		opt("dim", c.Dim)
-		t("out", c.Out)
-		opt("dim_size", c.DimSize)
-		kv("fill_value", c.FillValue.String())
-	case scatter.TorchScatter:
-		t("src", c.Src)
-		t("index", c.Index)
-		opt("dim", c.Dim)
-		t("out", c.Out)
-		opt("dim_size", c.DimSize)
-		red(c.Reduce)
-	case scatter.TensorScatter:
-		indices(c.Indices)
-		kv("shape", c.Shape)
-		t("src", c.Src)
-	case scatter.TensorGather:
-		indices(c.Indices)
-		t("src", c.Src)
-	default:
-		return fmt.Sprintf("%T", c)
-	}
-	return string(c.Op()) + "(" + strings.Join(args, ", ") + ")"
-}
-
-// describeTensor writes dtype, shape, layout (when not contiguous) and, for
-// at most 24 elements, the values (16-bit floats with their bits).
-func describeTensor(t scatter.Tensor) string {
-	if err := t.Validate(); err != nil {
-		return "<invalid: " + err.Error() + ">"
-	}
-	s := t.DType().String() + fmt.Sprint(t.Shape)
-	if t.Strides != nil && !slices.Equal(t.Strides, scatter.ContiguousStrides(t.Shape)) {
-		s += fmt.Sprintf(" strides=%v", t.Strides)
-	}
-	if t.Offset != 0 {
-		s += fmt.Sprintf(" offset=%d", t.Offset)
-	}
-	if n := scatter.DataLen(t.Data); n != t.NumEl() {
-		s += fmt.Sprintf(" backing=%d", n)
-	}
-	pos := t.Positions()
-	if len(pos) <= 24 {
-		parts := make([]string, len(pos))
-		for i, p := range pos {
-			parts[i] = scatter.FormatAt(t.Data, p)
-			if dt := t.DType(); dt == scatter.DTFloat16 || dt == scatter.DTBFloat16 {
-				parts[i] += fmt.Sprintf("/0x%04x", bitsAt(t.Data, p))
-			}
-		}
-		s += "(" + strings.Join(parts, " ") + ")"
-	}
-	return s
 }
 
 func pyBool(b bool) string {

@@ -71,7 +71,7 @@ func CheckBoundSoundness(t TB, n int) SoundnessReport {
 		call := soundnessCall(rng, dt)
 		exp := reference.Expect(scatter.CloneCall(call), prof)
 		if exp.Codes() != nil {
-			t.Errorf("soundness: the judge rejects a valid call with %v: %s", exp.Codes(), describe(call))
+			t.Errorf("soundness: the judge rejects a valid call with %v: %s", exp.Codes(), reference.DescribeCall(call))
 			failures++
 			continue
 		}

@@ -358,7 +358,7 @@ func multiIndex(i int, shape []int) []int {
 
 // mismatch returns a Mismatch of this expectation's call at level lvl.
 func (e *Expectation) mismatch(lvl scatter.Level, err error, reason string) *Mismatch {
-	m := &Mismatch{Profile: e.prof, Level: lvl, Reason: reason, Err: err, Call: describeCall(e.call)}
+	m := &Mismatch{Profile: e.prof, Level: lvl, Reason: reason, Err: err, Call: DescribeCall(e.call)}
 	if e.call != nil {
 		m.Op = e.call.Op()
 	}

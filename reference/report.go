@@ -215,8 +215,10 @@ func describeArgs(args []int64, sentinel int64) string {
 	return "one of {" + strings.Join(parts, ", ") + "}"
 }
 
-// describeCall writes a call on one line.
-func describeCall(c scatter.Call) string {
+// DescribeCall writes a call on one line as op(name=tensor, ..., argument=value, ...),
+// for reports: each tensor with its dtype, shape, layout and (when small)
+// its values.
+func DescribeCall(c scatter.Call) string {
 	if c == nil {
 		return ""
 	}
@@ -324,7 +326,9 @@ func describeCall(c scatter.Call) string {
 }
 
 // describeTensor writes a tensor's dtype and shape, its layout when not
-// contiguous, and its values when it has at most 16 elements.
+// contiguous (and the backing length when the data holds more than the
+// view), and its values when it has at most 16 elements, 16-bit floats
+// with their bit patterns.
 func describeTensor(t scatter.Tensor) string {
 	if err := t.Validate(); err != nil {
 		return "<invalid: " + err.Error() + ">"
@@ -337,10 +341,19 @@ func describeTensor(t scatter.Tensor) string {
 	if t.Offset != 0 {
 		s += " offset=" + strconv.Itoa(t.Offset)
 	}
+	if n := scatter.DataLen(t.Data); n != t.NumEl() {
+		s += " backing=" + strconv.Itoa(n)
+	}
 	if pos := t.Positions(); len(pos) <= 16 {
 		parts := make([]string, len(pos))
 		for i, p := range pos {
 			parts[i] = scatter.FormatAt(t.Data, p)
+			switch d := t.Data.(type) {
+			case []scatter.Float16:
+				parts[i] += fmt.Sprintf("/0x%04x", uint16(d[p]))
+			case []scatter.BFloat16:
+				parts[i] += fmt.Sprintf("/0x%04x", uint16(d[p]))
+			}
 		}
 		s += "(" + strings.Join(parts, " ") + ")"
 	}

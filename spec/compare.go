@@ -222,16 +222,6 @@ func sameBits(a, b any, i int) bool {
 	return true
 }
 
-// describeTensor writes a tensor with its layout when it is not plain
-// row-major from offset 0.
-func describeTensor(t scatter.Tensor) string {
-	s := t.String()
-	if t.Strides != nil || t.Offset != 0 {
-		s += fmt.Sprintf("{strides=%v offset=%d}", t.Strides, t.Offset)
-	}
-	return s
-}
-
 // describeArgs writes the non-tensor arguments of a call.
 func describeArgs(c scatter.Call) string {
 	var a []string
@@ -298,20 +288,4 @@ func describeIndices(idx []scatter.Tensor) string {
 		}
 	}
 	return "[" + strings.Join(s, "; ") + "]"
-}
-
-// describeCall writes a call as op(tensors..., arguments...).
-func describeCall(c scatter.Call) string {
-	if c == nil {
-		return "<nil call>"
-	}
-	var parts []string
-	ts := c.Tensors()
-	for _, name := range sortedNames(ts) {
-		parts = append(parts, name+"="+describeTensor(ts[name]))
-	}
-	if a := describeArgs(c); a != "" {
-		parts = append(parts, a)
-	}
-	return string(c.Op()) + "(" + strings.Join(parts, ", ") + ")"
 }

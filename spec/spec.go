@@ -168,7 +168,7 @@ func CheckCase(t Target, c Case) error {
 		Case:   c.Name,
 		Source: c.Source,
 		Target: fmt.Sprintf("%s %s, %v, %v", info.Name, info.Version, t.Profile, lvl),
-		Call:   describeCall(c.Call),
+		Call:   reference.DescribeCall(c.Call),
 	}
 	problem := func(format string, args ...any) { f.Problems = append(f.Problems, fmt.Sprintf(format, args...)) }
 
