@@ -1,10 +1,6 @@
 package reference
 
-import (
-	"fmt"
-
-	"github.com/scatterconf/scatter"
-)
+import "github.com/scatterconf/scatter"
 
 // New returns the reference backend under profile p: every operation and
 // dtype, validated in PyTorch's order, folded in the canonical order with
@@ -54,4 +50,3 @@ func planCall(c scatter.Call, prof scatter.Profile) (*plan, errs) {
 	return nil, e
 }
 
-var _ = fmt.Sprint
