@@ -49,4 +49,3 @@ func planCall(c scatter.Call, prof scatter.Profile) (*plan, errs) {
 	e.add(scatter.ErrInvalidArgument, "unknown call type %T", c)
 	return nil, e
 }
-
