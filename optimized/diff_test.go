@@ -475,3 +475,35 @@ func TestDifferentialWorkloads(t *testing.T) {
 		}
 	}
 }
+
+// A float32 mean with include_self into a few outputs, so that every
+// count wraps the one-byte counters of privateMean8 many times (the log of
+// wraps); then the same call with a bad index at the end (in the chunk of
+// a worker that only sums).
+func TestMeanManyContributions(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	for _, size := range []int{1, 3, 70} {
+		n := 200_000
+		idx := make([]int64, n)
+		for k := range idx {
+			idx[k] = r.Int63n(int64(size))
+		}
+		src := make([]float32, n)
+		for k := range src {
+			src[k] = float32(r.Intn(9) - 4)
+		}
+		self := []float32{float32(math.Copysign(0, -1)), 5, 2.5}[:min(size, 3)]
+		for len(self) < size {
+			self = append(self, float32(len(self)))
+		}
+		c := scatter.ScatterReduce{Self: scatter.FromSlice(self), Index: scatter.FromSlice(idx),
+			Src: scatter.FromSlice(src), Reduce: scatter.ReduceMean}
+		for _, prof := range scatter.Profiles {
+			checkCall(t, prof, c)
+		}
+		bad := slices.Clone(idx)
+		bad[n-1] = int64(size)
+		c.Index = scatter.FromSlice(bad)
+		checkCall(t, scatter.Torch2, c)
+	}
+}

@@ -348,6 +348,9 @@ func (r *runner[T, A]) serial() bool {
 func (r *runner[T, A]) private(W int) bool {
 	n := r.j.g.outN
 	if r.splitMean() {
+		if r.mean8() && (W == 2 || r.b.force == "private") {
+			return r.privateMean8(W)
+		}
 		return r.privateMean(W)
 	}
 	as := make([]*accs[A], W)
@@ -420,6 +423,10 @@ func (r *runner[T, A]) privateMean(W int) bool {
 			// sum, then count, blocks small enough for the index to stay
 			// in cache between the two
 			oks[0] = true
+			if n, ok := addCountIdx(plains[0][:g.size], cnts[0][:g.size], j.idx, g.iOff+lo, g.iOff+hi, r.src[g.sOff+lo:g.sOff+hi]); ok {
+				oks[0] = n == hi-lo
+				return
+			}
 			for q := lo; q < hi; q += 4 * batch {
 				e := min(q+4*batch, hi)
 				if !r.f.plainIdx(j.op, plains[0][:g.size], j.idx, g.iOff+q, g.iOff+e, r.src[g.sOff+q:g.sOff+e]) {
@@ -490,6 +497,9 @@ func countTargets(cnt []int32, idx any, lo, hi int) {
 }
 
 func incCounts[I ix](cnt []int32, t []I) {
+	if _, ok := directCount(cnt, t); ok {
+		return
+	}
 	blocks(cnt, t, func(lo, hi int) bool {
 		for _, x := range t[lo:hi] {
 			cnt[int(x)]++

@@ -44,6 +44,9 @@ func kPlain[T num, I ix](op opKind, acc []T, t []I, v []T) bool {
 	v = v[:len(t)]
 	switch op {
 	case opSum:
+		if n, ok := directAdd(acc, t, v); ok {
+			return n == len(t)
+		}
 		return blocks(acc, t, func(lo, hi int) bool {
 			vv := v[lo:hi]
 			for k, x := range t[lo:hi] {
@@ -174,13 +177,14 @@ func kAssign[T any, I ix](acc []T, t []I, v []T) bool {
 }
 
 // pfDist is how many rows ahead the row kernels prefetch.
-const pfDist = 16
+const pfDist = 32
 
 // rowKern folds whole rows: acc row trow[k] (n elements from trow[k]*n)
 // op= src[srow[k] : srow[k]+n]; cnt, when not nil, counts the
 // contributions per output row. The rows are known to be in range. The
 // output row pfDist rows ahead is prefetched (it is a random access), and
-// so is the src row when pfSrc says the src rows come out of order.
+// so is the src row, into L2, when pfSrc says the src rows come out of
+// order.
 func rowKern[T num](op opKind, acc []T, cnt []int32, trow []int32, srow []int, src []T, n int, pfSrc bool) {
 	if a, ok := any(acc).([]float32); ok {
 		s := any(src).([]float32)
@@ -215,7 +219,7 @@ func rowKern[T num](op opKind, acc []T, cnt []int32, trow []int32, srow []int, s
 		if k+pfDist < len(trow) {
 			prefetch(unsafe.Pointer(&acc[int(trow[k+pfDist])*n]), bytes)
 			if pfSrc {
-				prefetch(unsafe.Pointer(&src[srow[k+pfDist]]), bytes)
+				prefetchL2(unsafe.Pointer(&src[srow[k+pfDist]]), bytes)
 			}
 		}
 		o := int(r) * n

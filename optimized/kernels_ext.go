@@ -137,7 +137,7 @@ func extRows32(isMax bool, acc []float32, cnt []int32, trow []int32, srow []int,
 		if k+pfDist < len(trow) {
 			prefetch(unsafe.Pointer(&acc[int(trow[k+pfDist])*n]), bytes)
 			if pfSrc {
-				prefetch(unsafe.Pointer(&src[srow[k+pfDist]]), bytes)
+				prefetchL2(unsafe.Pointer(&src[srow[k+pfDist]]), bytes)
 			}
 		}
 		o := int(r) * n
@@ -166,7 +166,7 @@ func extRows64(isMax bool, acc []float64, cnt []int32, trow []int32, srow []int,
 		if k+pfDist < len(trow) {
 			prefetch(unsafe.Pointer(&acc[int(trow[k+pfDist])*n]), bytes)
 			if pfSrc {
-				prefetch(unsafe.Pointer(&src[srow[k+pfDist]]), bytes)
+				prefetchL2(unsafe.Pointer(&src[srow[k+pfDist]]), bytes)
 			}
 		}
 		o := int(r) * n

@@ -11,6 +11,12 @@ import "unsafe"
 //go:noescape
 func prefetch(p unsafe.Pointer, n uintptr)
 
+// prefetchL2 brings the n bytes at p (n > 0) into L2 only: the row
+// kernels' src rows, read once, out of address order.
+//
+//go:noescape
+func prefetchL2(p unsafe.Pointer, n uintptr)
+
 // prefetchIdx64 brings base + idx[k]<<shift into the cache for k < n
 // (n > 0). The element kernels call it once per block of contributions,
 // for the targets of the next block.

@@ -45,3 +45,17 @@ loop32:
 	DECQ SI
 	JNZ  loop32
 	RET
+
+// func prefetchL2(p unsafe.Pointer, n uintptr)
+//
+// PREFETCHT1 every cache line of the n bytes at p (n > 0): into L2, not
+// L1, for lines read once a little later (the src rows of the owner path).
+TEXT ·prefetchL2(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+loopL2:
+	PREFETCHT1 (AX)
+	ADDQ $64, AX
+	SUBQ $64, CX
+	JGT  loopL2
+	RET

@@ -1,0 +1,113 @@
+package optimized
+
+import "unsafe"
+
+// directAdd folds acc[t[k]] += v[k] for the native float types with the
+// assembly kernels of direct_amd64.s (prefetching, see there), and
+// reports how many contributions it folded (len(t) unless an index is
+// out of range) and whether it could (an amd64 kernel for this element
+// and index type). v is at least as long as t.
+func directAdd[T num, I ix](acc []T, t []I, v []T) (int, bool) {
+	if !hasDirect || len(t) == 0 || len(acc) == 0 {
+		return 0, false
+	}
+	a, p, n := unsafe.Pointer(unsafe.SliceData(acc)), unsafe.Pointer(unsafe.SliceData(t)), len(t)
+	vp := unsafe.Pointer(unsafe.SliceData(v))
+	wide := unsafe.Sizeof(t[0]) == 8
+	switch any(acc).(type) {
+	case []float32:
+		if wide {
+			return addF32I64((*float32)(a), len(acc), (*int64)(p), (*float32)(vp), n), true
+		}
+		return addF32I32((*float32)(a), len(acc), (*int32)(p), (*float32)(vp), n), true
+	case []float64:
+		if wide {
+			return addF64I64((*float64)(a), len(acc), (*int64)(p), (*float64)(vp), n), true
+		}
+		return addF64I32((*float64)(a), len(acc), (*int32)(p), (*float64)(vp), n), true
+	}
+	return 0, false
+}
+
+// directAddCount is directAdd that also adds one to cnt[t[k]] (cnt as
+// long as acc), for float32.
+func directAddCount[I ix](acc []float32, cnt []int32, t []I, v []float32) (int, bool) {
+	if !hasDirect || len(t) == 0 || len(acc) == 0 || len(cnt) < len(acc) {
+		return 0, false
+	}
+	p, n := unsafe.Pointer(unsafe.SliceData(t)), len(t)
+	if unsafe.Sizeof(t[0]) == 8 {
+		return addCntF32I64(&acc[0], &cnt[0], len(acc), (*int64)(p), &v[0], n), true
+	}
+	return addCntF32I32(&acc[0], &cnt[0], len(acc), (*int32)(p), &v[0], n), true
+}
+
+// directCount adds one to cnt[t[k]] for every k, and reports how many it
+// counted and whether it could.
+func directCount[I ix](cnt []int32, t []I) (int, bool) {
+	if !hasDirect || len(t) == 0 || len(cnt) == 0 {
+		return 0, false
+	}
+	p := unsafe.Pointer(unsafe.SliceData(t))
+	if unsafe.Sizeof(t[0]) == 8 {
+		return cntI64(&cnt[0], len(cnt), (*int64)(p), len(t)), true
+	}
+	return cntI32(&cnt[0], len(cnt), (*int32)(p), len(t)), true
+}
+
+// addCountIdx is directAddCount over idx[lo:hi] (a []int64 or []int32)
+// when acc is []float32; it reports false when the kernel does not apply.
+func addCountIdx[A any, T any](acc []A, cnt []int32, idx any, lo, hi int, v []T) (int, bool) {
+	a, ok := any(acc).([]float32)
+	if !ok || lo >= hi {
+		return 0, false
+	}
+	vv, ok := any(v).([]float32)
+	if !ok || len(vv) < hi-lo {
+		return 0, false
+	}
+	switch x := idx.(type) {
+	case []int64:
+		return directAddCount(a, cnt, x[lo:hi], vv)
+	case []int32:
+		return directAddCount(a, cnt, x[lo:hi], vv)
+	}
+	return 0, false
+}
+
+// addCount8Idx folds idx[lo:hi] (a []int64 or []int32) into acc (sums)
+// and c8 (uint8 counts whose wraps go to log, see direct_amd64.s); it
+// returns how many contributions it folded and the log. log has room
+// for every wrap: its capacity is at least the contributions counted
+// into c8 in all / 256.
+func addCount8Idx(acc []float32, c8 []uint8, idx any, lo, hi int, v []float32, log []int32) (int, []int32) {
+	v = v[:hi-lo]
+	if lo >= hi {
+		return 0, log
+	}
+	lp, nl := unsafe.SliceData(log[:cap(log)]), len(log)
+	var k int
+	switch x := idx.(type) {
+	case []int64:
+		k, nl = addCnt8F32I64(&acc[0], &c8[0], len(acc), &x[lo], &v[0], hi-lo, lp, nl)
+	case []int32:
+		k, nl = addCnt8F32I32(&acc[0], &c8[0], len(acc), &x[lo], &v[0], hi-lo, lp, nl)
+	}
+	return k, log[:nl]
+}
+
+// count8Idx is addCount8Idx without the sums.
+func count8Idx(c8 []uint8, idx any, lo, hi int, log []int32) (int, []int32) {
+	if lo >= hi {
+		return 0, log
+	}
+	lp, nl := unsafe.SliceData(log[:cap(log)]), len(log)
+	var k int
+	switch x := idx.(type) {
+	case []int64:
+		k, nl = cnt8I64(&c8[0], len(c8), &x[lo], hi-lo, lp, nl)
+	case []int32:
+		k, nl = cnt8I32(&c8[0], len(c8), &x[lo], hi-lo, lp, nl)
+	}
+	return k, log[:nl]
+}

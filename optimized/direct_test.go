@@ -1,0 +1,112 @@
+package optimized
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+)
+
+// The direct kernels against the plain Go loop they replace, at lengths
+// around the main loop's 32-element look-ahead, with an index out of range
+// at a random position (or none).
+func TestDirectKernels(t *testing.T) {
+	if !hasDirect {
+		t.Skip("no direct kernels on this architecture")
+	}
+	r := rand.New(rand.NewSource(1))
+	for _, n := range []int{1, 2, 31, 32, 33, 63, 64, 65, 200, 1000} {
+		for _, size := range []int{1, 3, 100} {
+			for _, bad := range []int{-1, 0, n / 2, n - 1} {
+				t.Run(fmt.Sprintf("n=%d/size=%d/bad=%d", n, size, bad), func(t *testing.T) {
+					t64 := make([]int64, n)
+					for k := range t64 {
+						t64[k] = r.Int63n(int64(size))
+					}
+					if bad >= 0 {
+						t64[bad] = []int64{-1, int64(size), 1 << 40}[r.Intn(3)]
+					}
+					t32 := make([]int32, n)
+					for k, x := range t64 {
+						t32[k] = int32(x)
+						if x == 1<<40 {
+							t32[k] = -5
+						}
+					}
+					v := make([]float32, n)
+					for k := range v {
+						v[k] = float32(r.Intn(9) - 4)
+					}
+					want := n
+					if bad >= 0 {
+						want = bad
+					}
+					wantAcc := make([]float32, size)
+					wantCnt := make([]int64, size)
+					for _, x := range t64[:want] {
+						wantCnt[x]++
+					}
+					for k, x := range t64[:want] {
+						wantAcc[x] += v[k]
+					}
+					for _, idx := range []any{t64, t32} {
+						acc := make([]float32, size)
+						c8 := make([]uint8, size)
+						log := make([]int32, 0, n/256+1)
+						var k int
+						switch x := idx.(type) {
+						case []int64:
+							k, _ = directAdd(acc, x, v)
+						case []int32:
+							k, _ = directAdd(acc, x, v)
+						}
+						if k != want || fmt.Sprint(acc) != fmt.Sprint(wantAcc) {
+							t.Fatalf("%T add: folded %d (want %d), %v, want %v", idx, k, want, acc, wantAcc)
+						}
+						clear(acc)
+						k, log = addCount8Idx(acc, c8, idx, 0, n, v, log)
+						if k != want || fmt.Sprint(acc) != fmt.Sprint(wantAcc) {
+							t.Fatalf("%T addCount8: folded %d (want %d), %v, want %v", idx, k, want, acc, wantAcc)
+						}
+						checkCount8(t, c8, log, wantCnt)
+						clear(c8)
+						k, log = count8Idx(c8, idx, 0, n, log[:0])
+						if k != want {
+							t.Fatalf("%T count8: counted %d, want %d", idx, k, want)
+						}
+						checkCount8(t, c8, log, wantCnt)
+						cnt := make([]int32, size)
+						switch x := idx.(type) {
+						case []int64:
+							k, _ = directCount(cnt, x)
+						case []int32:
+							k, _ = directCount(cnt, x)
+						}
+						if k != want {
+							t.Fatalf("%T count: counted %d, want %d", idx, k, want)
+						}
+						for i, c := range cnt {
+							if int64(c) != wantCnt[i] {
+								t.Fatalf("%T count: %v, want %v", idx, cnt, wantCnt)
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// checkCount8 checks that c8 plus 256 per log entry are the counts.
+func checkCount8(t *testing.T, c8 []uint8, log []int32, want []int64) {
+	t.Helper()
+	got := make([]int64, len(c8))
+	for i, c := range c8 {
+		got[i] = int64(c)
+	}
+	for _, i := range log {
+		got[i] += 256
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("count8: c8 %v with log %v is %v, want %v", c8, log, got, want)
+	}
+}
