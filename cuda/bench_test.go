@@ -7,17 +7,21 @@ import (
 	"testing"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/workload"
 )
 
-// The standard workloads of shared/PERFORMANCE.md on the GPU, W1 to W7.
-// Each benchmark plans its call once, uploads the data once, and times
+// The standard workloads of shared/PERFORMANCE.md on the GPU, W1 to W7
+// (package workload: the same calls, seeds and byte counts as the CPU
+// benchmarks and `scattercheck bench`). Each benchmark plans its call
+// once, uploads the data once, and times
 // the device work of one call (every init, scatter and finalize pass, the
 // copy of self included, as PyTorch's out-of-place op does its clone) with
 // CUDA events, b.N times. It reports:
 //
 //	gpu-ms/op  the device time of one call (CUDA events)
-//	GB/s       the bytes a call must move (index, source, output read and
-//	           written; an expanded index counts once per row) per device second
+//	GB/s       the bytes a call must move (Workload.Bytes: index, source,
+//	           output read and written; an expanded index counts once per
+//	           row) per device second
 //	copy-GB/s  a device-to-device copy of 256 MiB, timed the same way in the
 //	           same process
 //	%copy      GB/s as a percentage of copy-GB/s
@@ -31,12 +35,8 @@ type timer interface {
 	timed(f func() error) (float32, error)
 }
 
-// workload is one standard workload: its call and its byte count.
-type workload struct {
-	call  scatter.Call
-	bytes float64
-}
-
+// uniformF32 draws n float32 values uniform in [-1, 1), for the small
+// workloads of plan_test.go.
 func uniformF32(r *rand.Rand, n int) []float32 {
 	v := make([]float32, n)
 	for i := range v {
@@ -45,6 +45,7 @@ func uniformF32(r *rand.Rand, n int) []float32 {
 	return v
 }
 
+// uniformIdx draws n indices uniform in [0, hi).
 func uniformIdx(r *rand.Rand, n, hi int) []int64 {
 	v := make([]int64, n)
 	for i := range v {
@@ -53,49 +54,33 @@ func uniformIdx(r *rand.Rand, n, hi int) []int64 {
 	return v
 }
 
-// workloads builds W1..W7 (fixed seeds).
-func workloads() map[string]workload {
-	const n1, m1 = 10_000_000, 1_000_000
-	const rows, cols, outRows = 1_000_000, 64, 100_000
-	r := rand.New(rand.NewPCG(2026, 11))
-	w := map[string]workload{}
-	src1 := scatter.FromSlice(uniformF32(r, n1))
-	idx1 := scatter.FromSlice(uniformIdx(r, n1, m1))
-	zeros1, _ := scatter.Zeros(scatter.DTFloat32, m1)
-	bytes1 := float64(n1*(8+4) + 2*4*m1)
-	w["W1"] = workload{scatter.ScatterAdd{Self: zeros1, Dim: 0, Index: idx1, Src: src1}, bytes1}
-	w["W3"] = workload{scatter.ScatterReduce{Self: zeros1, Dim: 0, Index: idx1, Src: src1,
-		Reduce: scatter.ReduceAmax, ExcludeSelf: true}, bytes1}
-	w["W4"] = workload{scatter.ScatterReduce{Self: zeros1, Dim: 0, Index: idx1, Src: src1,
-		Reduce: scatter.ReduceMean}, bytes1 + float64(2*4*m1)}
+// benchWorkloads keeps the workloads built (package workload, full
+// size), by name: each is built once, when a benchmark first needs it.
+var benchWorkloads = struct {
+	sync.Mutex
+	m map[string]workload.Workload
+}{m: map[string]workload.Workload{}}
 
-	rowIdx := uniformIdx(r, rows, outRows)
-	src2 := scatter.FromSlice(uniformF32(r, rows*cols), rows, cols)
-	zeros2, _ := scatter.Zeros(scatter.DTFloat32, outRows, cols)
-	expanded := scatter.Tensor{Shape: []int{rows, cols}, Strides: []int{1, 0}, Data: rowIdx}
-	bytes2 := float64(rows*8 + rows*cols*4 + 2*4*outRows*cols)
-	w["W2"] = workload{scatter.ScatterAdd{Self: zeros2, Dim: 0, Index: expanded, Src: src2}, bytes2}
-	self5 := scatter.FromSlice(uniformF32(r, outRows*cols), outRows, cols)
-	w["W5"] = workload{scatter.IndexReduce{Self: self5, Dim: 0, Index: scatter.FromSlice(rowIdx), Source: src2,
-		Reduce: scatter.ReduceAmax}, bytes2}
-
-	zeros6, _ := scatter.Zeros(scatter.DTFloat32, 16)
-	w["W6"] = workload{scatter.ScatterAdd{Self: zeros6, Dim: 0, Index: scatter.FromSlice(uniformIdx(r, n1, 16)),
-		Src: src1}, float64(n1*(8+4) + 2*4*16)}
-
-	bf := make([]scatter.BFloat16, n1)
-	for i, x := range src1.Data.([]float32) {
-		bf[i] = scatter.BFloat16FromFloat32(x)
+func getWorkload(b *testing.B, name string) workload.Workload {
+	benchWorkloads.Lock()
+	defer benchWorkloads.Unlock()
+	if wl, ok := benchWorkloads.m[name]; ok {
+		return wl
 	}
-	zeros7, _ := scatter.Zeros(scatter.DTBFloat16, m1)
-	w["W7"] = workload{scatter.ScatterAdd{Self: zeros7, Dim: 0, Index: idx1, Src: scatter.FromSlice(bf)},
-		float64(n1*(8+2) + 2*2*m1)}
-	return w
+	id, err := workload.Parse(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wl, err := workload.Get(id, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchWorkloads.m[name] = wl
+	return wl
 }
 
 var (
 	benchOnce sync.Once
-	benchWL   map[string]workload
 	benchBE   *backend
 	copyGBs   float64
 	benchErr  string
@@ -115,7 +100,6 @@ func benchSetup(b *testing.B) {
 			return
 		}
 		benchBE = be
-		benchWL = workloads()
 		const size = 256 << 20
 		unlock := be.lock()
 		defer unlock()
@@ -149,10 +133,10 @@ func benchSetup(b *testing.B) {
 func benchWorkload(b *testing.B, name string) {
 	benchSetup(b)
 	be := benchBE
-	wl := benchWL[name]
+	wl := getWorkload(b, name)
 	var pr *program
 	var err error
-	switch c := wl.call.(type) {
+	switch c := wl.Call.(type) {
 	case scatter.ScatterAdd:
 		pr, err = be.planScatter(scatter.Scatter{Self: c.Self, Dim: c.Dim, Index: c.Index, Src: c.Src, Reduce: scatter.ReduceAdd})
 	case scatter.ScatterReduce:
@@ -189,7 +173,7 @@ func benchWorkload(b *testing.B, name string) {
 	}
 	b.StopTimer()
 	ms := total / float64(b.N)
-	gbs := wl.bytes / (ms * 1e-3) / 1e9
+	gbs := float64(wl.Bytes) / (ms * 1e-3) / 1e9
 	b.ReportMetric(ms, "gpu-ms/op")
 	b.ReportMetric(gbs, "GB/s")
 	b.ReportMetric(copyGBs, "copy-GB/s")

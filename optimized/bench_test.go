@@ -1,7 +1,6 @@
 package optimized_test
 
 import (
-	"math/rand"
 	"runtime"
 	"sync"
 	"syscall"
@@ -11,14 +10,17 @@ import (
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/optimized"
 	"github.com/scatterconf/scatter/reference"
+	"github.com/scatterconf/scatter/workload"
 )
 
-// The standard workloads of PERFORMANCE.md, W1-W7, at their exact shapes,
-// with fixed seeds: float32 values uniform in [-1, 1), int64 indices
-// uniform. b.SetBytes counts the bytes moved: src and the index values
-// read, and the output read (self) and written. The data is generated
-// once, outside the timed loops, and shared by the iterations (every call
-// is out of place, so an iteration never sees another's output).
+// The standard workloads of PERFORMANCE.md, W1-W7 (package workload), at
+// their exact shapes, with fixed seeds: float32 values uniform in [-1, 1),
+// int64 indices uniform. b.SetBytes counts the bytes moved (Workload.Bytes):
+// src and the index values read, and the output read (self) and written.
+// The data is generated once, outside the timed loops, and shared by the
+// iterations (every call is out of place, so an iteration never sees
+// another's output). `scattercheck bench` times the same workloads on any
+// target, PyTorch through the protocol included, side by side.
 //
 // BenchmarkReferenceW1..W7 run the reference on the same workloads scaled
 // down 100x (the reference groups contributions in maps and would take
@@ -28,86 +30,31 @@ import (
 //
 //	go test ./optimized/ -run XXX -bench . -benchtime 10x -count 3
 
-type workload struct {
-	call  scatter.Call
-	bytes int64
-}
-
 // The profile of the benchmarks: PyTorch 1.13, the version of the
 // anchors (it matters only to W7, whose bfloat16 sums round per step).
 const benchProfile = scatter.Torch113
 
-func uniformF32(r *rand.Rand, n int) []float32 {
-	d := make([]float32, n)
-	for i := range d {
-		d[i] = r.Float32()*2 - 1
-	}
-	return d
+// workloadCall is a standard workload's call and bytes moved.
+type workloadCall struct {
+	call  scatter.Call
+	bytes int64
 }
 
-func uniformIdx(r *rand.Rand, n, size int) []int64 {
-	d := make([]int64, n)
-	for i := range d {
-		d[i] = r.Int63n(int64(size))
-	}
-	return d
+// makeWorkload builds workload w (1..7) scaled down by div (package
+// workload); diff_test.go checks the same calls against the oracle.
+func makeWorkload(w, div int) workloadCall {
+	wl := workload.MustGet(w, div)
+	return workloadCall{wl.Call, wl.Bytes}
 }
 
-// makeWorkload builds workload w (1..7) scaled down by div.
-func makeWorkload(w, div int) workload {
-	r := rand.New(rand.NewSource(int64(w)))
-	nSrc, nOut := 10_000_000/div, 1_000_000/div
-	switch w {
-	case 1, 3, 4, 6, 7:
-		if w == 6 {
-			nOut = 16
-		}
-		src := uniformF32(r, nSrc)
-		idx := scatter.FromSlice(uniformIdx(r, nSrc, nOut))
-		self := scatter.FromSlice(make([]float32, nOut))
-		bytes := int64(nSrc*4 + nSrc*8 + 2*nOut*4)
-		switch w {
-		case 3:
-			return workload{scatter.ScatterReduce{Self: self, Index: idx, Src: scatter.FromSlice(src),
-				Reduce: scatter.ReduceAmax, ExcludeSelf: true}, bytes}
-		case 4:
-			return workload{scatter.ScatterReduce{Self: self, Index: idx, Src: scatter.FromSlice(src),
-				Reduce: scatter.ReduceMean}, bytes}
-		case 7:
-			h := make([]scatter.BFloat16, nSrc)
-			for i, x := range src {
-				h[i] = scatter.BFloat16FromFloat32(x)
-			}
-			bself := scatter.FromSlice(make([]scatter.BFloat16, nOut))
-			return workload{scatter.ScatterAdd{Self: bself, Index: idx, Src: scatter.FromSlice(h)},
-				int64(nSrc*2 + nSrc*8 + 2*nOut*2)}
-		}
-		return workload{scatter.ScatterAdd{Self: self, Index: idx, Src: scatter.FromSlice(src)}, bytes}
-	case 2:
-		rows, outRows, C := 1_000_000/div, 100_000/div, 64
-		src := scatter.FromSlice(uniformF32(r, rows*C), rows, C)
-		base := uniformIdx(r, rows, outRows)
-		idx := scatter.Tensor{Shape: []int{rows, C}, Strides: []int{1, 0}, Data: base}
-		self := scatter.FromSlice(make([]float32, outRows*C), outRows, C)
-		return workload{scatter.ScatterAdd{Self: self, Index: idx, Src: src},
-			int64(rows*C*4 + rows*8 + 2*outRows*C*4)}
-	case 5:
-		rows, outRows, C := 1_000_000/div, 100_000/div, 64
-		self := scatter.FromSlice(uniformF32(r, outRows*C), outRows, C)
-		idx := scatter.FromSlice(uniformIdx(r, rows, outRows))
-		src := scatter.FromSlice(uniformF32(r, rows*C), rows, C)
-		return workload{scatter.IndexReduce{Self: self, Index: idx, Source: src, Reduce: scatter.ReduceAmax},
-			int64(rows*C*4 + rows*8 + 2*outRows*C*4)}
-	}
-	panic(w)
-}
-
+// workloads keeps the workloads built, by number and scale-down: the
+// data is built once and shared by every benchmark that times it.
 var workloads = struct {
 	sync.Mutex
-	m map[[2]int]workload
-}{m: map[[2]int]workload{}}
+	m map[[2]int]workloadCall
+}{m: map[[2]int]workloadCall{}}
 
-func getWorkload(w, div int) workload {
+func getWorkload(w, div int) workloadCall {
 	workloads.Lock()
 	defer workloads.Unlock()
 	k := [2]int{w, div}

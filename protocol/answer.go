@@ -51,9 +51,20 @@ type Answer struct {
 	Ops           []scatter.Op
 	DTypes        []scatter.DType
 	Deterministic bool
+	// Extensions are the protocol extensions the hello claims.
+	Extensions Extensions
 
 	// Seconds are the bench's timings (AnswerBench).
 	Seconds []float64
+}
+
+// Extensions are the optional protocol extensions of this package that a
+// hello answer may claim (see the package doc). The zero value claims
+// none: the plain protocol of PROTOCOL.md.
+type Extensions struct {
+	// Strides: the implementation takes tensors with "strides" (a view's
+	// strides and storage), hello field "strides": true.
+	Strides bool
 }
 
 // Info returns the scatter.Info that a hello answer claims.
@@ -77,6 +88,7 @@ type wireAnswer struct {
 	Ops           []string   `json:"ops,omitempty"`
 	DTypes        []string   `json:"dtypes,omitempty"`
 	Deterministic bool       `json:"deterministic,omitempty"`
+	Strides       bool       `json:"strides,omitempty"`
 	Out           *Tensor    `json:"out,omitempty"`
 	Arg           *Tensor    `json:"arg,omitempty"`
 	Error         *wireError `json:"error,omitempty"`
@@ -147,10 +159,16 @@ func EncodeUnsupported(id int64, msg string) []byte {
 // EncodeHelloAnswer returns the hello's answer line for info: protocol 1,
 // name, version, ops (every op when info.Ops is nil), dtypes (left out
 // when info.DTypes is nil: every dtype) and deterministic (left out when
-// false).
+// false). It claims no extension.
 func EncodeHelloAnswer(id int64, info scatter.Info) []byte {
+	return EncodeHelloAnswerExt(id, info, Extensions{})
+}
+
+// EncodeHelloAnswerExt is EncodeHelloAnswer claiming the extensions ext
+// too: "strides": true for ext.Strides (left out when false).
+func EncodeHelloAnswerExt(id int64, info scatter.Info, ext Extensions) []byte {
 	w := wireAnswer{ID: &id, Protocol: scatter.Ptr(Version), Name: info.Name, Version: info.Version,
-		Deterministic: info.Deterministic}
+		Deterministic: info.Deterministic, Strides: ext.Strides}
 	ops := info.Ops
 	if ops == nil {
 		ops = scatter.Ops
@@ -272,6 +290,7 @@ func (l Limits) DecodeAnswer(line []byte) (Answer, error) {
 		}
 		a.Protocol = *w.Protocol
 		a.Name, a.Version, a.Deterministic = w.Name, w.Version, w.Deterministic
+		a.Extensions = Extensions{Strides: w.Strides}
 		a.Ops = make([]scatter.Op, len(w.Ops))
 		for i, op := range w.Ops {
 			a.Ops[i] = scatter.Op(op)

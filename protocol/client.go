@@ -113,6 +113,7 @@ type Client struct {
 	mu       sync.Mutex
 	p        *child // nil: not running; started before the next request
 	info     scatter.Info
+	ext      Extensions
 	nextID   int64
 	restarts int
 	closed   bool
@@ -131,12 +132,17 @@ func NewClient(command string, opts ClientOptions) (*Client, error) {
 		return nil, err
 	}
 	c.info = hello.Info()
+	c.ext = hello.Extensions
 	return c, nil
 }
 
 // Info returns what the implementation claimed in its first hello: name,
 // version, ops, dtypes, deterministic.
 func (c *Client) Info() scatter.Info { return c.info }
+
+// Extensions returns the protocol extensions the implementation claimed
+// in its first hello.
+func (c *Client) Extensions() Extensions { return c.ext }
 
 // Stderr returns the tail (the last 64 KiB) of what the implementation has
 // written to its standard error, over all its restarts.
@@ -179,12 +185,17 @@ func (c *Client) Run(call scatter.Call) (scatter.Result, error) {
 
 // Bench asks the implementation to run call repeat times and returns the
 // wall time of each run in seconds. An implementation that does not offer
-// timing answers with ErrNotSupported.
+// timing answers with ErrNotSupported. When the implementation claims the
+// strides extension, the call's views go as views (an expanded index as
+// its row ids and strides), so that it times the call on the same layout;
+// otherwise they are materialised. (Run always sends contiguous tensors:
+// the gate's verdicts do not depend on the claim.) A time that is
+// negative, or not one per run, is a *ProcessError of kind KindGarbage.
 func (c *Client) Bench(call scatter.Call, repeat int) ([]float64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	id := c.id()
-	line, err := EncodeBench(id, call, repeat)
+	line, err := EncodeOptions{Strides: c.ext.Strides}.EncodeBench(id, call, repeat)
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +207,11 @@ func (c *Client) Bench(call scatter.Call, repeat int) ([]float64, error) {
 	case AnswerBench:
 		if len(ans.Seconds) != repeat {
 			return nil, c.fail(KindGarbage, id, OpBench, fmt.Sprintf("%d times for repeat %d", len(ans.Seconds), repeat))
+		}
+		for _, s := range ans.Seconds {
+			if s < 0 {
+				return nil, c.fail(KindGarbage, id, OpBench, fmt.Sprintf("a negative time %v", s))
+			}
 		}
 		return ans.Seconds, nil
 	case AnswerError, AnswerUnsupported:
@@ -286,9 +302,14 @@ func (c *Client) roundTrip(line []byte, id int64, op string, timeout time.Durati
 	deadline := time.Now().Add(timeout)
 	p.stdin.SetWriteDeadline(deadline)
 	p.stdout.SetReadDeadline(deadline)
-	msg := make([]byte, 0, len(line)+1)
-	msg = append(append(msg, line...), '\n')
-	if _, err := p.stdin.Write(msg); err != nil {
+	var err error
+	if len(line) < 1<<20 {
+		msg := make([]byte, 0, len(line)+1)
+		_, err = p.stdin.Write(append(append(msg, line...), '\n'))
+	} else if _, err = p.stdin.Write(line); err == nil { // a bench's call: not copied again
+		_, err = p.stdin.Write([]byte{'\n'})
+	}
+	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return Answer{}, c.fail(KindTimeout, id, op, fmt.Sprintf("the request was not read within %v", timeout))
 		}

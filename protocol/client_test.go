@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -47,6 +48,17 @@ func TestHelperProcess(t *testing.T) {
 		os.Stdin.Read(buf[:])
 		fmt.Println(`{"id":0,"protocol":1,"ops":["gather"]}`)
 		time.Sleep(time.Hour)
+	case "negative-bench": // answers every bench with a negative time
+		sc := bufio.NewScanner(os.Stdin)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			req, _ := DecodeRequest(sc.Bytes())
+			if req.Op == OpHello {
+				os.Stdout.Write(append(EncodeHelloAnswer(req.ID, helperBackend{}.Info()), '\n'))
+				continue
+			}
+			fmt.Printf("{\"id\":%d,\"seconds\":[0.5,-1]}\n", req.ID)
+		}
 	case "protocol2":
 		var buf [256]byte
 		os.Stdin.Read(buf[:])

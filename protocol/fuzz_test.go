@@ -34,6 +34,10 @@ func fuzzSeeds(f *testing.F) {
 		`{"id":1,"op":"torch_scatter.scatter","src":{"dtype":"float16","shape":[-1],"data":""}}`,
 		"\xff\xfe{\"id\":1}",
 		`{"id":1,"op":"gather","input":{"dtype":"int8","shape":[2],"data":"AA\nAA=="},"dim":0,"index":{"dtype":"int64","shape":[0],"data":""}}`,
+		// the strides extension
+		`{"id":1,"op":"gather","input":{"dtype":"int8","shape":[2,3],"strides":[1,0],"data":"AQI="},"dim":1,"index":{"dtype":"int64","shape":[2,1],"strides":[0,0],"data":"AAAAAAAAAAA="}}`,
+		`{"id":1,"op":"gather","input":{"dtype":"int8","shape":[1099511627776,1099511627776],"strides":[0,0],"data":"AQ=="},"dim":0,"index":{"dtype":"int64","shape":[1],"strides":[-1],"data":""}}`,
+		`{"id":1,"op":"gather","input":{"dtype":"uint8","shape":[3,3],"strides":[4611686018427387904,4611686018427387904],"data":""},"dim":0,"index":{"dtype":"int64","shape":[0],"strides":[1,2],"data":""}}`,
 	} {
 		f.Add([]byte(s))
 	}

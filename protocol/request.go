@@ -283,12 +283,18 @@ func (d *callDecoder) call() scatter.Call {
 	return nil
 }
 
-// NewRequest returns the request for call c with the given id. A call with
-// an invalid tensor, a missing required tensor or, for Scatter, not exactly
-// one of Src and Value is an *scatter.Error with code ErrInvalidArgument:
-// the protocol cannot express it.
-func NewRequest(id int64, c scatter.Call) (Request, error) {
-	e := callEncoder{r: Request{ID: id}}
+// NewRequest returns the request for call c with the given id, every
+// tensor contiguous. A call with an invalid tensor, a missing required
+// tensor or, for Scatter, not exactly one of Src and Value is an
+// *scatter.Error with code ErrInvalidArgument: the protocol cannot
+// express it.
+func NewRequest(id int64, c scatter.Call) (Request, error) { return EncodeOptions{}.NewRequest(id, c) }
+
+// NewRequest returns the request for call c with the given id, its
+// tensors written as o says. See the package-level NewRequest for the
+// calls it rejects.
+func (o EncodeOptions) NewRequest(id int64, c scatter.Call) (Request, error) {
+	e := callEncoder{r: Request{ID: id}, opts: o}
 	if c == nil {
 		return Request{}, scatter.Errorf(scatter.ErrInvalidArgument, "no call")
 	}
@@ -362,8 +368,9 @@ func NewRequest(id int64, c scatter.Call) (Request, error) {
 }
 
 type callEncoder struct {
-	r   Request
-	err error
+	r    Request
+	opts EncodeOptions
+	err  error
 }
 
 func (e *callEncoder) fail(format string, args ...any) {
@@ -379,7 +386,7 @@ func (e *callEncoder) tensor(name string, t scatter.Tensor, required bool) *Tens
 		}
 		return nil
 	}
-	w, err := EncodeTensor(t)
+	w, err := e.opts.EncodeTensor(t)
 	if err != nil {
 		e.fail("%s: %s", name, msgOf(err))
 		return nil
@@ -411,6 +418,14 @@ func includeSelf(exclude bool) *bool {
 
 // EncodeRequest returns r as one line, without the newline.
 func EncodeRequest(r Request) ([]byte, error) {
+	if fast, ok := encodeSpliced(r); ok {
+		return fast, nil
+	}
+	return encodeRequest(r)
+}
+
+// encodeRequest writes r with encoding/json alone.
+func encodeRequest(r Request) ([]byte, error) {
 	if r.Call != nil {
 		// The timed call goes without its id.
 		inner, err := marshal(callBody{Request: r.Call})
@@ -429,6 +444,106 @@ func EncodeRequest(r Request) ([]byte, error) {
 		return append(b, '}'), nil
 	}
 	return marshal(r)
+}
+
+// dataKey is how a tensor's data begins in a line; with the data left
+// empty the key is followed by the closing quote.
+const dataKey = `"data":"`
+
+// encodeSpliced writes r as encodeRequest does, but marshals it with
+// every tensor's data left empty and splices the data in after: the data
+// of a benchmark's call is hundreds of megabytes of base64, which
+// encoding/json would scan and copy several times (base64 needs no
+// escaping). ok is false for what it does not handle (a bench of a
+// bench); encodeRequest then writes r.
+func encodeSpliced(r Request) (line []byte, ok bool) {
+	if r.Call != nil && r.Call.Call != nil {
+		return nil, false
+	}
+	var datas []string
+	outer := stripData(r, &datas) // its tensors come first: the call is spliced in at the end
+	if r.Call != nil {
+		inner := stripData(*r.Call, &datas)
+		outer.Call = &inner
+	}
+	skel, err := encodeRequest(outer)
+	if err != nil {
+		return nil, false
+	}
+	total := len(skel)
+	for _, d := range datas {
+		total += len(d)
+	}
+	line = make([]byte, 0, total)
+	rest := skel
+	for _, d := range datas {
+		i := bytes.Index(rest, []byte(dataKey+`"`))
+		if i < 0 {
+			return nil, false
+		}
+		line = append(line, rest[:i+len(dataKey)]...)
+		if isBase64Text(d) {
+			line = append(line, d...)
+		} else {
+			q, err := marshal(d)
+			if err != nil {
+				return nil, false
+			}
+			line = append(line, q[1:len(q)-1]...)
+		}
+		rest = rest[i+len(dataKey):]
+	}
+	if bytes.Contains(rest, []byte(dataKey+`"`)) {
+		return nil, false // a tensor not stripped: cannot happen
+	}
+	return append(line, rest...), true
+}
+
+// stripData returns r with a copy of each tensor whose data is empty,
+// appending the data to datas in the order encoding/json writes the
+// tensors (the order of Request's fields).
+func stripData(r Request, datas *[]string) Request {
+	strip := func(t *Tensor) *Tensor {
+		if t == nil {
+			return nil
+		}
+		c := *t
+		*datas = append(*datas, c.Data)
+		c.Data = ""
+		return &c
+	}
+	r.Self = strip(r.Self)
+	r.Input = strip(r.Input)
+	r.Index = strip(r.Index)
+	r.Src = strip(r.Src)
+	r.Source = strip(r.Source)
+	r.Out = strip(r.Out)
+	if r.Indices != nil {
+		idx := make([]*Tensor, len(r.Indices))
+		for k, t := range r.Indices {
+			idx[k] = strip(t)
+		}
+		r.Indices = idx
+	}
+	return r
+}
+
+// base64Text marks the bytes of the standard base64 alphabet and padding.
+var base64Text = func() (t [256]bool) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=" {
+		t[c] = true
+	}
+	return t
+}()
+
+// isBase64Text reports whether s is made of the standard base64 alphabet
+// and padding only, which JSON writes as it is.
+func isBase64Text(s string) bool {
+	ok := true
+	for i := 0; i < len(s); i++ {
+		ok = ok && base64Text[s[i]]
+	}
+	return ok
 }
 
 var leadingIDRE = regexp.MustCompile(`^\s*\{\s*"id"\s*:\s*(-?[0-9]{1,19})\s*[,}]`)
@@ -457,9 +572,14 @@ type callBody struct {
 }
 
 // EncodeCall returns the request line (without the newline) for call c with
-// the given id. See NewRequest for the calls it rejects.
-func EncodeCall(id int64, c scatter.Call) ([]byte, error) {
-	r, err := NewRequest(id, c)
+// the given id, every tensor contiguous. See NewRequest for the calls it
+// rejects.
+func EncodeCall(id int64, c scatter.Call) ([]byte, error) { return EncodeOptions{}.EncodeCall(id, c) }
+
+// EncodeCall returns the request line (without the newline) for call c
+// with the given id, its tensors written as o says.
+func (o EncodeOptions) EncodeCall(id int64, c scatter.Call) ([]byte, error) {
+	r, err := o.NewRequest(id, c)
 	if err != nil {
 		return nil, err
 	}
@@ -475,11 +595,17 @@ func EncodeHello(id int64) []byte {
 }
 
 // EncodeBench returns the bench request line that times call c repeat
-// times:
+// times, every tensor contiguous:
 //
 //	{"id":9,"op":"bench","repeat":20,"call":{...}}
 func EncodeBench(id int64, c scatter.Call, repeat int) ([]byte, error) {
-	inner, err := NewRequest(0, c)
+	return EncodeOptions{}.EncodeBench(id, c, repeat)
+}
+
+// EncodeBench returns the bench request line that times call c repeat
+// times, its tensors written as o says.
+func (o EncodeOptions) EncodeBench(id int64, c scatter.Call, repeat int) ([]byte, error) {
+	inner, err := o.NewRequest(0, c)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,9 @@ func Serve(r io.Reader, w io.Writer, b scatter.Backend) error {
 // Serve answers every request line on r with one answer line on w, in
 // order, flushing after each:
 //
-//   - hello: the backend's Info (protocol 1);
+//   - hello: the backend's Info (protocol 1), claiming the strides
+//     extension: a strided tensor is decoded as a view over its storage,
+//     which every scatter.Backend takes;
 //   - an operation: the backend's Result or error (ErrNotSupported as
 //     "unsupported");
 //   - bench: the call decoded once and run repeat times, with the wall
@@ -84,7 +86,7 @@ func (s *Server) answer(line []byte) []byte {
 	}
 	switch {
 	case req.Op == OpHello:
-		return EncodeHelloAnswer(req.ID, s.info())
+		return EncodeHelloAnswerExt(req.ID, s.info(), Extensions{Strides: true})
 	case req.Op == OpBench:
 		return s.bench(&req)
 	case !req.IsCall():

@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"math"
 
 	"github.com/scatterconf/scatter"
@@ -68,91 +69,164 @@ func (l Limits) budget() *budget { return &budget{lim: l, left: l.maxTensor()} }
 // Data is the standard base64 (with padding) of the elements in row-major
 // order, little-endian; bool is one byte, 0 or 1; float16 and bfloat16 are
 // their 16-bit patterns.
+//
+// With the strides extension (see the package doc) a tensor may also carry
+// Strides, one non-negative element stride per dimension: Data then holds
+// the view's storage, 1 + Σ (shape[k]-1)·strides[k] elements (none for a
+// tensor of no elements), and element (i0, ..., ik) is storage element
+// Σ i_k·strides[k].
 type Tensor struct {
-	DType string `json:"dtype"`
-	Shape []int  `json:"shape"`
-	Data  string `json:"data"`
+	DType   string `json:"dtype"`
+	Shape   []int  `json:"shape"`
+	Strides []int  `json:"strides,omitempty"`
+	Data    string `json:"data"`
+}
+
+// EncodeOptions choose how tensors are written. The zero value writes
+// every tensor contiguous, as PROTOCOL.md does; the package-level
+// encoders use it.
+type EncodeOptions struct {
+	// Strides writes a view (expanded, transposed, sliced) as its
+	// strides and storage when that is no more elements than the view
+	// has (an expanded index: far fewer), instead of materialising it.
+	// Set it only for an implementation whose hello claims the strides
+	// extension.
+	Strides bool
 }
 
 // EncodeTensor returns the wire form of t, which may be any valid view
-// (strided, offset, expanded). An invalid tensor is an *scatter.Error with
-// code ErrInvalidArgument.
-func EncodeTensor(t scatter.Tensor) (Tensor, error) {
+// (strided, offset, expanded), under the default EncodeOptions: contiguous.
+// An invalid tensor is an *scatter.Error with code ErrInvalidArgument.
+func EncodeTensor(t scatter.Tensor) (Tensor, error) { return EncodeOptions{}.EncodeTensor(t) }
+
+// EncodeTensor returns the wire form of t, which may be any valid view.
+// With o.Strides, a non-contiguous view whose storage span (1 + Σ
+// (shape[k]-1)·strides[k] elements) is at most its number of elements
+// goes with "strides" and that span of its data; every other tensor goes
+// contiguous. An invalid tensor is an *scatter.Error with code
+// ErrInvalidArgument.
+func (o EncodeOptions) EncodeTensor(t scatter.Tensor) (Tensor, error) {
 	if err := t.Validate(); err != nil {
 		return Tensor{}, err
 	}
-	raw := tensorBytes(t)
-	return Tensor{
-		DType: t.DType().String(),
-		Shape: append(make([]int, 0, len(t.Shape)), t.Shape...),
-		Data:  base64.StdEncoding.EncodeToString(raw),
-	}, nil
+	w := Tensor{DType: t.DType().String(), Shape: append(make([]int, 0, len(t.Shape)), t.Shape...)}
+	if o.Strides {
+		if span, ok := stridedSpan(t); ok {
+			w.Strides = append(make([]int, 0, len(t.Strides)), t.Strides...)
+			storage := scatter.Tensor{Shape: []int{span}, Offset: t.Offset, Data: t.Data}
+			w.Data = base64.StdEncoding.EncodeToString(tensorBytes(storage))
+			return w, nil
+		}
+	}
+	w.Data = base64.StdEncoding.EncodeToString(tensorBytes(t))
+	return w, nil
+}
+
+// stridedSpan returns the storage span of a valid view worth sending with
+// its strides: one that is not contiguous, has elements, and spans no
+// more elements than it has.
+func stridedSpan(t scatter.Tensor) (int, bool) {
+	n := t.NumEl()
+	if t.Strides == nil || n == 0 {
+		return 0, false
+	}
+	if isContiguous(t) {
+		return 0, false
+	}
+	span := 1
+	for d, st := range t.Strides {
+		span += (t.Shape[d] - 1) * st // Validate bounds it by len(Data)
+	}
+	if span > n {
+		return 0, false
+	}
+	return span, true
 }
 
 // tensorBytes returns the little-endian bytes of a valid tensor's elements
 // in row-major order.
 func tensorBytes(t scatter.Tensor) []byte {
-	pos := t.Positions()
 	dt := t.DType()
-	b := make([]byte, len(pos)*dt.Size())
+	size := dt.Size()
+	b := make([]byte, t.NumEl()*size)
+	var pos []int // nil: contiguous, element i at t.Offset+i
+	if !isContiguous(t) {
+		pos = t.Positions()
+	}
 	le := binary.LittleEndian
 	switch d := t.Data.(type) {
 	case []bool:
-		for i, p := range pos {
-			if d[p] {
-				b[i] = 1
+		putEach(b, d, pos, t.Offset, size, func(b []byte, v bool) {
+			if v {
+				b[0] = 1
 			}
-		}
+		})
 	case []uint8:
-		for i, p := range pos {
-			b[i] = d[p]
-		}
+		putEach(b, d, pos, t.Offset, size, func(b []byte, v uint8) { b[0] = v })
 	case []int8:
-		for i, p := range pos {
-			b[i] = uint8(d[p])
-		}
+		putEach(b, d, pos, t.Offset, size, func(b []byte, v int8) { b[0] = uint8(v) })
 	case []int16:
-		for i, p := range pos {
-			le.PutUint16(b[2*i:], uint16(d[p]))
-		}
+		putEach(b, d, pos, t.Offset, size, func(b []byte, v int16) { le.PutUint16(b, uint16(v)) })
 	case []int32:
-		for i, p := range pos {
-			le.PutUint32(b[4*i:], uint32(d[p]))
-		}
+		putEach(b, d, pos, t.Offset, size, func(b []byte, v int32) { le.PutUint32(b, uint32(v)) })
 	case []int64:
-		for i, p := range pos {
-			le.PutUint64(b[8*i:], uint64(d[p]))
-		}
+		putEach(b, d, pos, t.Offset, size, func(b []byte, v int64) { le.PutUint64(b, uint64(v)) })
 	case []scatter.Float16:
-		for i, p := range pos {
-			le.PutUint16(b[2*i:], uint16(d[p]))
-		}
+		putEach(b, d, pos, t.Offset, size, func(b []byte, v scatter.Float16) { le.PutUint16(b, uint16(v)) })
 	case []scatter.BFloat16:
-		for i, p := range pos {
-			le.PutUint16(b[2*i:], uint16(d[p]))
-		}
+		putEach(b, d, pos, t.Offset, size, func(b []byte, v scatter.BFloat16) { le.PutUint16(b, uint16(v)) })
 	case []float32:
-		for i, p := range pos {
-			le.PutUint32(b[4*i:], math.Float32bits(d[p]))
-		}
+		putEach(b, d, pos, t.Offset, size, func(b []byte, v float32) { le.PutUint32(b, math.Float32bits(v)) })
 	case []float64:
-		for i, p := range pos {
-			le.PutUint64(b[8*i:], math.Float64bits(d[p]))
-		}
+		putEach(b, d, pos, t.Offset, size, func(b []byte, v float64) { le.PutUint64(b, math.Float64bits(v)) })
 	}
 	return b
+}
+
+// putEach writes the elements of d at pos (nil: the len(b)/size elements
+// from off on), each size bytes into b.
+func putEach[T any](b []byte, d []T, pos []int, off, size int, put func([]byte, T)) {
+	if pos == nil {
+		for i, v := range d[off : off+len(b)/size] {
+			put(b[i*size:], v)
+		}
+		return
+	}
+	for i, p := range pos {
+		put(b[i*size:], d[p])
+	}
+}
+
+// isContiguous reports whether a valid tensor's elements lie in row-major
+// order one after the other from its offset.
+func isContiguous(t scatter.Tensor) bool {
+	if t.Strides == nil {
+		return true
+	}
+	want := 1
+	for d := len(t.Shape) - 1; d >= 0; d-- {
+		if t.Shape[d] != 1 && t.Strides[d] != want {
+			return false
+		}
+		want *= t.Shape[d]
+	}
+	return true
 }
 
 // DecodeTensor returns the contiguous tensor that w describes, under the
 // default Limits. See Limits.DecodeTensor.
 func DecodeTensor(w Tensor) (scatter.Tensor, error) { return Limits{}.DecodeTensor(w) }
 
-// DecodeTensor returns the contiguous tensor that w describes. An unknown
-// dtype, a missing, negative or overflowing shape, more than MaxDims
-// dimensions, more than MaxTensorBytes of data, and base64 that is
-// malformed or does not hold exactly shape × element size bytes are each an
-// *scatter.Error with code ErrInvalidArgument. Nothing is allocated before
-// the sizes are checked.
+// DecodeTensor returns the tensor that w describes: contiguous, or with
+// Strides (the strides extension) a view with those strides over the
+// storage that Data holds. An unknown dtype, a missing, negative or
+// overflowing shape, more than MaxDims dimensions, strides that are not
+// one non-negative integer per dimension or whose span overflows, more
+// than MaxTensorBytes of data (a view's storage counts; the view itself
+// must be within MaxTensorBytes too), and base64 that is malformed or does
+// not hold exactly the elements the shape (or the strides' span) needs
+// are each an *scatter.Error with code ErrInvalidArgument. Nothing is
+// allocated before the sizes are checked.
 func (l Limits) DecodeTensor(w Tensor) (scatter.Tensor, error) {
 	return l.budget().tensor(w, "tensor")
 }
@@ -173,12 +247,24 @@ func (b *budget) tensor(w Tensor, name string) (scatter.Tensor, error) {
 		return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: %s", name, msgOf(err))
 	}
 	size := int64(dt.Size())
+	what := fmt.Sprintf("shape %v of %v", w.Shape, dt)
+	if w.Strides != nil {
+		// The view itself stays within the limit, as a contiguous tensor
+		// must: a backend may well materialise it.
+		if int64(n) > b.lim.maxTensor()/size {
+			return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: a view of shape %v of %v is more than the limit %d tensor bytes", name, w.Shape, dt, b.lim.maxTensor())
+		}
+		if n, err = storageLen(w.Shape, w.Strides, n); err != nil {
+			return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: %s", name, msgOf(err))
+		}
+		what = fmt.Sprintf("shape %v with strides %v of %v", w.Shape, w.Strides, dt)
+	}
 	if int64(n) > b.left/size {
-		return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: shape %v of %v needs more than the %d tensor bytes left of the limit %d", name, w.Shape, dt, b.left, b.lim.maxTensor())
+		return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: %s needs more than the %d tensor bytes left of the limit %d", name, what, b.left, b.lim.maxTensor())
 	}
 	nbytes := n * int(size)
 	if enc := base64.StdEncoding.EncodedLen(nbytes); len(w.Data) != enc {
-		return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: data has %d base64 characters, shape %v of %v needs %d", name, len(w.Data), w.Shape, dt, enc)
+		return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: data has %d base64 characters, %s needs %d", name, len(w.Data), what, enc)
 	}
 	// DecodedLen is at most nbytes+2: the check above bounds it.
 	raw := make([]byte, base64.StdEncoding.DecodedLen(len(w.Data)))
@@ -187,14 +273,44 @@ func (b *budget) tensor(w Tensor, name string) (scatter.Tensor, error) {
 		return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: malformed base64 data: %v", name, err)
 	}
 	if got != nbytes {
-		return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: data holds %d bytes, shape %v of %v needs %d", name, got, w.Shape, dt, nbytes)
+		return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: data holds %d bytes, %s needs %d", name, got, what, nbytes)
 	}
 	b.left -= int64(nbytes)
 	data, err := fromBytes(dt, raw[:nbytes], n)
 	if err != nil {
 		return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: %s", name, msgOf(err))
 	}
-	return scatter.Tensor{Shape: append(make([]int, 0, len(w.Shape)), w.Shape...), Data: data}, nil
+	t := scatter.Tensor{Shape: append(make([]int, 0, len(w.Shape)), w.Shape...), Data: data}
+	if w.Strides != nil {
+		t.Strides = append(make([]int, 0, len(w.Strides)), w.Strides...)
+	}
+	return t, nil
+}
+
+// storageLen returns the storage elements of a view of numel elements
+// with the given shape and strides: 1 + Σ (shape[k]-1)·strides[k], or 0
+// without elements. Strides that are not one non-negative integer per
+// dimension, or a span past the largest int, are an *scatter.Error.
+func storageLen(shape, strides []int, numel int) (int, error) {
+	if len(strides) != len(shape) {
+		return 0, scatter.Errorf(scatter.ErrInvalidArgument, "%d strides for %d dimensions", len(strides), len(shape))
+	}
+	for d, st := range strides {
+		if st < 0 {
+			return 0, scatter.Errorf(scatter.ErrInvalidArgument, "negative stride %d in dimension %d", st, d)
+		}
+	}
+	if numel == 0 {
+		return 0, nil
+	}
+	last := 0
+	for d, st := range strides {
+		if st > 0 && shape[d]-1 > (math.MaxInt-1-last)/st {
+			return 0, scatter.Errorf(scatter.ErrInvalidArgument, "strides %v over shape %v span more elements than an int can count", strides, shape)
+		}
+		last += (shape[d] - 1) * st
+	}
+	return last + 1, nil
 }
 
 // fromBytes returns the n elements of type dt held little-endian in raw,

@@ -34,6 +34,10 @@ float16 at every step (as torch 1.13 does, unlike torch 2's float32
 accumulation), integers wrap, the mean's count is an int64, a plain scatter
 with duplicate targets takes whichever value NumPy assigns last.
 
+The hello claims the strides extension (protocol/doc.go): a tensor with
+"strides" is decoded with np.lib.stride_tricks.as_strided and copied to a
+contiguous array. bench is not offered (answered "unsupported").
+
 A bad request never ends the adapter; it exits when standard input closes.
 """
 
@@ -110,10 +114,22 @@ def decode_tensor(obj, name):
     if len(shape) > 64:
         fail("invalid_argument", "%s: %d dimensions" % (name, len(shape)))
     n = math.prod(shape)
+    strides = obj.get("strides")
+    stored = n
+    if strides is not None:
+        # The strides extension (protocol/doc.go): data is the storage of a
+        # view with these element strides.
+        if not isinstance(strides, list) or len(strides) != len(shape) or any(
+                type(s) is not int or s < 0 for s in strides):
+            fail("invalid_argument", "%s: strides %r are not one non-negative integer per dimension of %r"
+                 % (name, strides, shape))
+        if n > MAX_OUTPUT_ELEMS:
+            fail("unsupported", "%s: the adapter does not take a view of more than %d elements" % (name, MAX_OUTPUT_ELEMS))
+        stored = 0 if n == 0 else 1 + sum((size - 1) * st for size, st in zip(shape, strides))
     data = obj.get("data", "")
     if not isinstance(data, str):
         fail("invalid_argument", "%s: data is not a string" % name)
-    want = n * ndt.itemsize
+    want = stored * ndt.itemsize
     if len(data) != 4 * ((want + 2) // 3):
         fail("invalid_argument", "%s: %d base64 characters for %d bytes" % (name, len(data), want))
     try:
@@ -126,7 +142,14 @@ def decode_tensor(obj, name):
         u = np.frombuffer(raw, dtype=np.uint8)
         if u.size and u.max() > 1:
             fail("invalid_argument", "%s: a bool byte is not 0 or 1" % name)
-    return np.frombuffer(raw, dtype=ndt).astype(ndt.newbyteorder("="), copy=True).reshape(shape)
+    arr = np.frombuffer(raw, dtype=ndt).astype(ndt.newbyteorder("="), copy=True)
+    if strides is None:
+        return arr.reshape(shape)
+    # Materialised: the ufuncs here run on contiguous arrays alike, and
+    # nothing writes into a view whose elements share memory.
+    view = np.lib.stride_tricks.as_strided(arr, shape=shape, strides=[s * arr.itemsize for s in strides],
+                                           writeable=False)
+    return np.ascontiguousarray(view)
 
 
 def encode_result(a):
@@ -729,8 +752,9 @@ def run(req):
 
 
 def hello_answer(rid):
+    # "strides": the strides extension (protocol/doc.go).
     return {"id": rid, "protocol": PROTOCOL, "name": "numpy", "version": np.__version__,
-            "ops": OPS, "dtypes": list(DTYPES)}
+            "ops": OPS, "dtypes": list(DTYPES), "strides": True}
 
 
 def error_answer(rid, kind, message):

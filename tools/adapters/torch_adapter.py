@@ -22,6 +22,12 @@ It needs Python 3, numpy and torch (1.13 as Debian ships it, or 2.x), CPU.
 - tensor.scatter and tensor.gather are the F# Tensor library's (section 9),
   with its argument rules checked first.
 
+The hello claims the strides extension (protocol/doc.go): a tensor with
+"strides" is decoded as torch.as_strided over its storage, so that a bench
+of an expanded index times PyTorch on the expanded view. bench runs on
+SCATTER_TORCH_BENCH_THREADS threads (default: one per CPU available), the
+other requests on PyTorch's default.
+
 Errors are answered with the kind found from PyTorch's message (see KINDS);
 anything unrecognised is invalid_argument with the whole message, and its
 traceback goes to standard error. A bad request never ends the adapter; it
@@ -149,10 +155,12 @@ def decode_tensor(obj, name):
     if len(shape) > 64:
         fail("invalid_argument", "%s: %d dimensions" % (name, len(shape)))
     n = math.prod(shape)
+    strides = storage_strides(obj, shape, n, name)
+    stored = n if strides is None else storage_len(shape, strides, n)
     data = obj.get("data", "")
     if not isinstance(data, str):
         fail("invalid_argument", "%s: data is not a string" % name)
-    want = n * ndt.itemsize
+    want = stored * ndt.itemsize
     if len(data) != 4 * ((want + 2) // 3):
         fail("invalid_argument", "%s: %d base64 characters for %d bytes" % (name, len(data), want))
     try:
@@ -165,11 +173,38 @@ def decode_tensor(obj, name):
         u = np.frombuffer(raw, dtype=np.uint8)
         if u.size and u.max() > 1:
             fail("invalid_argument", "%s: a bool byte is not 0 or 1" % name)
-    arr = np.frombuffer(raw, dtype=ndt).astype(ndt.newbyteorder("="), copy=True).reshape(shape)
-    t = torch.from_numpy(arr)
+    arr = np.frombuffer(raw, dtype=ndt).astype(ndt.newbyteorder("="), copy=True)
+    t = torch.from_numpy(arr if strides is None else arr.reshape(-1))
     if tdt in BIT_TYPES:
         t = t.view(tdt)
-    return t
+    if strides is None:
+        return t.reshape(shape)
+    # The strides extension: a view of the storage, as the caller has it
+    # (an expanded index stays expanded, so PyTorch runs the kernel for it).
+    return torch.as_strided(t, shape, strides)
+
+
+def storage_strides(obj, shape, n, name):
+    """The optional "strides" of a tensor (the strides extension, claimed in
+    the hello): None, or one non-negative int per dimension."""
+    strides = obj.get("strides")
+    if strides is None:
+        return None
+    if not isinstance(strides, list) or len(strides) != len(shape) or any(
+            type(s) is not int or s < 0 for s in strides):
+        fail("invalid_argument", "%s: strides %r are not one non-negative integer per dimension of %r"
+             % (name, strides, shape))
+    if n > MAX_OUTPUT_ELEMS:
+        fail("unsupported", "%s: the adapter does not take a view of more than %d elements" % (name, MAX_OUTPUT_ELEMS))
+    return strides
+
+
+def storage_len(shape, strides, n):
+    """The elements of a view's storage: 1 + sum((size-1)*stride), 0 when
+    the view has none."""
+    if n == 0:
+        return 0
+    return 1 + sum((size - 1) * st for size, st in zip(shape, strides))
 
 
 def encode_result(t):
@@ -221,7 +256,12 @@ class Fields:
             if required:
                 fail("invalid_argument", "missing %s" % key)
             return None
-        return decode_tensor(v, key)
+        t = decode_tensor(v, key)
+        if key == "out" and not t.is_contiguous():
+            # torch_scatter writes into out: never into a strided view,
+            # whose elements may share memory.
+            t = t.contiguous()
+        return t
 
     def int(self, key, required=True, default=None):
         v = self.req.get(key)
@@ -714,8 +754,10 @@ def fs_gather(indices, src):
 
 
 def hello_answer(rid):
+    # "strides": the strides extension (protocol/doc.go): tensors may come
+    # as a view's strides and storage.
     return {"id": rid, "protocol": PROTOCOL, "name": "torch", "version": torch.__version__,
-            "ops": OPS, "dtypes": list(DTYPES), "deterministic": True}
+            "ops": OPS, "dtypes": list(DTYPES), "deterministic": True, "strides": True}
 
 
 def result_answer(rid, res):
@@ -747,7 +789,32 @@ def run_guarded(fn):
         raise AdapterError(kind, msg)
 
 
+def bench_threads():
+    """The intra-op threads of bench: SCATTER_TORCH_BENCH_THREADS, else one
+    per CPU this process may use (PyTorch's own default where OpenMP does
+    not cut it down; Debian's 1.13 starts with one), as
+    optimized/testdata/bench_torch.py times it."""
+    v = os.environ.get("SCATTER_TORCH_BENCH_THREADS")
+    if v:
+        try:
+            if int(v) >= 1:
+                return int(v)
+        except ValueError:
+            pass
+        print("torch_adapter: ignoring SCATTER_TORCH_BENCH_THREADS=%r" % v, file=sys.stderr)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
 def bench(req):
+    """The bench request: the call decoded once (prepare), then each run
+    timed alone. A run is the out-of-place call: self.clone() and the
+    in-place method, as the operation requests answer it (the Go backends
+    allocate their output in every call too). Runs on bench_threads()
+    threads; the operation requests keep PyTorch's setting, so that the
+    gate sees the same results as before."""
     rep = req.get("repeat")
     if type(rep) is not int or rep < 1:
         fail("invalid_argument", "bench: repeat must be a positive integer, not %r" % (rep,))
@@ -755,11 +822,16 @@ def bench(req):
     if not isinstance(call, dict) or call.get("op") not in OPS:
         fail("invalid_argument", "bench: call must be an operation request")
     fn = run_guarded(lambda: prepare(call))
-    secs = []
-    for _ in range(rep):
-        t0 = time.perf_counter()
-        run_guarded(fn)
-        secs.append(time.perf_counter() - t0)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(bench_threads())
+    try:
+        secs = []
+        for _ in range(rep):
+            t0 = time.perf_counter()
+            run_guarded(fn)
+            secs.append(time.perf_counter() - t0)
+    finally:
+        torch.set_num_threads(threads)
     return secs
 
 

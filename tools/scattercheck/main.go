@@ -6,6 +6,7 @@
 //	scattercheck -impl CMD -profile torch-1.13 -level strict -junit report.xml -json report.json
 //	scattercheck oracle < requests > answers      # the reference oracle as a service (ORACLE.md)
 //	scattercheck export DIR                       # the spec's cases as fixture packs
+//	scattercheck bench -impl CMD                  # W1-W7 timed on optimized and on CMD, side by side
 //
 // The gate runs the documented examples, shape rules and edge cases of
 // package spec (with the recorded PyTorch fixtures that spec hands out),
@@ -16,6 +17,10 @@
 // line, a PyTorch program and what was allowed against what came back,
 // and exits 0 exactly when the implementation conforms. README.md has the
 // flags and a CI recipe.
+//
+// scattercheck bench times the standard workloads of PERFORMANCE.md
+// (package workload) on built-in backends and outside implementations
+// side by side, with a memory copy measured in the same run (bench.go).
 package main
 
 import (
@@ -39,10 +44,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case "export":
 			return runExport(args[1:], stdout, stderr)
 		case "bench":
-			// Reserved: timing an implementation through the protocol's
-			// optional bench request is a later job.
-			fmt.Fprintln(stderr, "scattercheck bench: not implemented yet")
-			return 2
+			return runBench(args[1:], stdout, stderr)
 		case "gate", "check":
 			args = args[1:]
 		case "help":
@@ -61,10 +63,12 @@ func usage(fs *flag.FlagSet, w io.Writer) {
   scattercheck -impl 'CMD' [flags]      run the suite on CMD, a child process speaking the protocol
   scattercheck oracle [flags]           answer protocol requests with the reference and what conforms
   scattercheck export [flags] DIR       write the spec's cases as fixture packs
-  scattercheck bench                    (reserved)
+  scattercheck bench [flags]            time the workloads W1-W7 on built-in backends and on
+                                        -impl CMD (the protocol's bench request), side by side
+                                        (scattercheck bench -h for its flags)
 
 The exit status is 0 exactly when the implementation conforms, 1 when it does
-not, 2 for a usage error.
+not, 2 for a usage error (bench: 1 when a target failed a workload).
 
 flags of the gate:
 `)

@@ -1,0 +1,381 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/protocol"
+	"github.com/scatterconf/scatter/reference"
+)
+
+// The tests of scattercheck bench: its flags, a scaled-down run on the
+// built-in backends, and runs against implementations that time, decline,
+// fail or crash (the test binary itself, with benchHelperEnv set).
+
+const benchHelperEnv = "SCATTERCHECK_BENCH_HELPER"
+
+// benchHelper is the test binary run as an implementation:
+//
+//	serve        protocol.Serve with the reference, claiming float32 and
+//	             int64 only (so W7, bfloat16, is not claimed)
+//	unsupported  answers every bench "unsupported"
+//	error        answers every bench with an invalid_argument error
+//	crash        exits on the first bench
+//	hang         never answers a bench
+func benchHelper(mode string) int {
+	if mode == "serve" {
+		b := claimed{Backend: reference.New(scatter.Torch2), info: scatter.Info{Name: "helper", Version: "1",
+			DTypes: []scatter.DType{scatter.DTFloat32, scatter.DTInt64}}}
+		if err := protocol.Serve(os.Stdin, os.Stdout, b); err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			return 1
+		}
+		return 0
+	}
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(nil, 1<<30)
+	for sc.Scan() {
+		req, err := protocol.DecodeRequest(sc.Bytes())
+		var ans []byte
+		switch {
+		case err != nil:
+			ans = protocol.EncodeError(req.ID, err)
+		case req.Op == protocol.OpHello:
+			ans = protocol.EncodeHelloAnswer(req.ID, scatter.Info{Name: "helper-" + mode, Version: "1"})
+		case mode == "unsupported":
+			ans = protocol.EncodeUnsupported(req.ID, "this helper does not time calls")
+		case mode == "error":
+			ans = protocol.EncodeError(req.ID, scatter.Errorf(scatter.ErrInvalidArgument, "the helper refuses"))
+		case mode == "hang":
+			fmt.Fprintln(os.Stderr, "helper: hanging on", req.Op)
+			time.Sleep(time.Hour)
+		default: // crash
+			fmt.Fprintln(os.Stderr, "helper: crashing on", req.Op)
+			return 3
+		}
+		os.Stdout.Write(append(ans, '\n'))
+	}
+	return 0
+}
+
+// claimed narrows a backend's claims.
+type claimed struct {
+	scatter.Backend
+	info scatter.Info
+}
+
+func (c claimed) Info() scatter.Info { return c.info }
+
+// helperImpl is the -impl command that runs the test binary as the helper.
+func helperImpl(t *testing.T, mode string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return benchHelperEnv + "=" + mode + " exec " + shellQuote(exe)
+}
+
+// benchJSON reads a -json file of scattercheck bench.
+func benchJSON(t *testing.T, path string) benchReport {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r benchReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return r
+}
+
+// result returns the result of target on workload id.
+func (r *benchReport) result(t *testing.T, id, target string) benchResult {
+	t.Helper()
+	for _, w := range r.Workloads {
+		if w.ID != id {
+			continue
+		}
+		for _, res := range w.Results {
+			if res.Target == target {
+				return res
+			}
+		}
+	}
+	t.Fatalf("no result of %s on %s", target, id)
+	return benchResult{}
+}
+
+func TestBenchBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-targets", "nosuch"}, "unknown target"},
+		{[]string{"-targets", "reference"}, "-scale 100"},
+		{[]string{"-targets", "reference", "-scale", "99"}, "-scale 100"},
+		{[]string{"-targets", "optimized,optimized"}, "twice"},
+		{[]string{"-targets", "none"}, "nothing to time"},
+		{[]string{"-repeat", "0"}, "-repeat"},
+		{[]string{"-scale", "0"}, "-scale"},
+		{[]string{"-scale", "100001"}, "-scale"},
+		{[]string{"-workloads", "W8"}, "unknown workload"},
+		{[]string{"-workloads", "W1,x"}, "unknown workload"},
+		{[]string{"-workloads", ",,"}, "no workload"},
+		{[]string{"-profile", "torch-3"}, "profile"},
+		{[]string{"-timeout", "0s"}, "-timeout"},
+		{[]string{"-nosuch"}, "-nosuch"},
+		{[]string{"-scale", "1000", "extra"}, "unexpected argument"},
+	} {
+		code, out, errb := runCmd(t, nil, append([]string{"bench"}, c.args...)...)
+		if code != 2 || !strings.Contains(errb, c.msg) {
+			t.Errorf("%v: exit %d, want 2 and %q\nstdout: %s\nstderr: %s", c.args, code, c.msg, out, errb)
+		}
+	}
+	code, _, errb := runCmd(t, nil, "bench", "-h")
+	if code != 2 || !strings.Contains(errb, "usage: scattercheck bench") || !strings.Contains(errb, "-impl") {
+		t.Errorf("bench -h: exit %d\n%s", code, errb)
+	}
+}
+
+// TestBenchBuiltins times every workload scaled down 1000x on every
+// built-in backend.
+func TestBenchBuiltins(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "bench.json")
+	code, out, errb := runCmd(t, nil, "bench", "-scale", "1000", "-repeat", "3", "-profile", "torch-1.13",
+		"-targets", strings.Join(builtinNames, ","), "-json", js)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errb)
+	}
+	r := benchJSON(t, js)
+	if r.Schema != 1 || r.Tool != "scattercheck bench" || !r.OK || r.Scale != 1000 || r.Repeat != 3 || r.Profile != "torch-1.13" {
+		t.Errorf("report header %+v", r)
+	}
+	if len(r.Workloads) != 7 || len(r.Targets) != len(builtinNames) {
+		t.Fatalf("%d workloads, %d targets", len(r.Workloads), len(r.Targets))
+	}
+	// the memory copy: 256 MiB / 1000, read and written, 8 rounds of 3
+	if r.Memcpy.Bytes != 2*(256<<20/1000) || len(r.Memcpy.Seconds) != 24 || r.Memcpy.Rounds != 8 || !(r.Memcpy.MedianGBs > 0) {
+		t.Errorf("memcpy %+v", r.Memcpy)
+	}
+	gpu := r.Targets[3].Unavail == ""
+	for _, w := range r.Workloads {
+		if len(w.Results) != len(builtinNames) || w.Bytes <= 0 || w.Description == "" {
+			t.Fatalf("%s: %+v", w.ID, w)
+		}
+		for _, name := range builtinNames {
+			res := r.result(t, w.ID, name)
+			if name == "cuda" && !gpu {
+				if res.Status != benchSkipped || !strings.Contains(res.Reason, "unavailable") {
+					t.Errorf("%s cuda without a GPU: %+v", w.ID, res)
+				}
+				continue
+			}
+			if res.Status != benchOK || len(res.Seconds) != 3 || !(res.MedianMS > 0) || res.MinMS > res.MedianMS ||
+				!(res.GBs > 0) || !(res.Memcpy > 0) {
+				t.Errorf("%s %s: %+v", w.ID, name, res)
+			}
+			if math.Abs(res.GBs-float64(w.Bytes)/(res.MedianMS*1e-3)/1e9) > 1e-9*res.GBs {
+				t.Errorf("%s %s: %v GB/s for %d bytes in %v ms", w.ID, name, res.GBs, w.Bytes, res.MedianMS)
+			}
+			for other, s := range res.Ratios {
+				back := r.result(t, w.ID, other).Ratios[name]
+				if math.Abs(s*back-1) > 1e-9 {
+					t.Errorf("%s: %s over %s %v, the other way %v", w.ID, name, other, s, back)
+				}
+			}
+		}
+		if len(r.result(t, w.ID, "optimized").Ratios) < 2 {
+			t.Errorf("%s: optimized has ratios %v", w.ID, r.result(t, w.ID, "optimized").Ratios)
+		}
+	}
+	if len(r.Pairs) < 3 || r.Pairs[0].A != "reference" || r.Pairs[0].B != "optimized" || r.Pairs[0].Workloads != 7 {
+		t.Errorf("pairs %+v", r.Pairs)
+	}
+	for _, want := range []string{"scaled down 1000x", "memory copy", "median ms", "of memcpy", "W2 ", "slower than optimized",
+		"reference vs optimized:", "unavailable here"} {
+		if want == "unavailable here" && gpu {
+			continue
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestBenchImplementations times the helper implementations beside the
+// optimized backend: one that times (through protocol.Serve, strides
+// claimed), one that declines, one that errs, one that crashes, one that
+// does not start.
+func TestBenchImplementations(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "bench.json")
+	code, out, errb := runCmd(t, nil, "bench", "-scale", "1000", "-repeat", "2", "-workloads", "W2,W7,W1",
+		"-impl", helperImpl(t, "serve"), "-impl", helperImpl(t, "unsupported"), "-impl", helperImpl(t, "error"),
+		"-impl", helperImpl(t, "crash"), "-impl", "exit 3", "-timeout", "1m", "-json", js)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (failed targets)\n%s%s", code, out, errb)
+	}
+	r := benchJSON(t, js)
+	if r.OK {
+		t.Error("ok with failed targets")
+	}
+	names := []string{}
+	for _, tg := range r.Targets {
+		names = append(names, tg.Name)
+	}
+	want := []string{"optimized", "helper", "helper-unsupported", "helper-error", "helper-crash", "impl5"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("targets %v, want %v", names, want)
+	}
+	if !r.Targets[1].Strides || r.Targets[2].Strides || r.Targets[5].StartErr == "" {
+		t.Errorf("targets %+v %+v %+v", r.Targets[1], r.Targets[2], r.Targets[5])
+	}
+	if ids := []string{r.Workloads[0].ID, r.Workloads[1].ID, r.Workloads[2].ID}; !slices.Equal(ids, []string{"W2", "W7", "W1"}) {
+		t.Errorf("workloads %v", ids)
+	}
+	status := func(id, target string) string {
+		res := r.result(t, id, target)
+		return res.Status + ": " + res.Reason
+	}
+	for _, c := range []struct{ id, target, want string }{
+		{"W2", "optimized", "ok"},
+		{"W2", "helper", "ok"}, // the expanded index went strided and was decoded as a view
+		{"W1", "helper", "ok"},
+		{"W7", "helper", "skipped: scatter_add on bfloat16 not claimed"},
+		{"W1", "helper-unsupported", "unsupported: this helper does not time calls"},
+		{"W1", "helper-error", "failed: invalid_argument: the helper refuses"},
+		{"W2", "helper-crash", "failed: crash"},
+		{"W1", "helper-crash", "failed: crash"}, // restarted, crashed again
+		{"W1", "impl5", "failed: did not start"},
+	} {
+		if got := status(c.id, c.target); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s %s: %q, want %q...", c.id, c.target, got, c.want)
+		}
+	}
+	if res := r.result(t, "W2", "helper"); len(res.Seconds) != 2 || res.Ratios["optimized"] <= 0 {
+		t.Errorf("W2 helper: %+v", res)
+	}
+	if res := r.result(t, "W2", "helper-crash"); !strings.Contains(res.Reason, "helper: crashing on bench") {
+		t.Errorf("the crash's stderr is not in the reason: %q", res.Reason)
+	}
+	for _, want := range []string{"helper-unsupported  unsupported: this helper does not time calls", "FAIL: a target failed a workload",
+		"views sent as views (strides)", "did not start", "optimized vs helper:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestBenchUnsupportedOnly: a target that declines everything is no
+// failure.
+func TestBenchUnsupportedOnly(t *testing.T) {
+	code, out, errb := runCmd(t, nil, "bench", "-scale", "1000", "-repeat", "1", "-workloads", "W6",
+		"-targets", "none", "-impl", helperImpl(t, "unsupported"))
+	if code != 0 || !strings.Contains(out, "unsupported: this helper does not time calls") {
+		t.Fatalf("exit %d\n%s%s", code, out, errb)
+	}
+}
+
+func TestBuiltinNames(t *testing.T) {
+	for _, p := range scatter.Profiles {
+		var names []string
+		for _, b := range builtin(p) {
+			name := builtinName(b)
+			names = append(names, name)
+			nb := builtinNamed(name, p)
+			if nb == nil || nb.Info().Name != b.Info().Name || nb.Info().Deterministic != b.Info().Deterministic ||
+				nb.Info().Version != b.Info().Version {
+				t.Errorf("%s: builtinNamed gives %v, builtin %v", name, nb, b.Info())
+			}
+		}
+		if !slices.Equal(names, builtinNames) {
+			t.Errorf("builtin() names %v, builtinNames %v", names, builtinNames)
+		}
+	}
+	if builtinNamed("nosuch", scatter.Torch2) != nil {
+		t.Error("builtinNamed(nosuch) is not nil")
+	}
+}
+
+// TestBenchFigures checks the figures derived from the times on a
+// made-up run.
+func TestBenchFigures(t *testing.T) {
+	r := &benchReport{
+		Targets: []*benchTarget{{Name: "a"}, {Name: "b"}, {Name: "c"}},
+		Memcpy:  benchMemcpy{Bytes: 4e9, Seconds: []float64{0.1, 0.2, 0.4}}, // 20 GB/s median
+		Workloads: []benchWorkload{
+			{ID: "W1", Bytes: 1e9, Results: []benchResult{
+				{Target: "a", Status: benchOK, Seconds: []float64{0.3, 0.1, 0.2, 0.5}}, // median 0.25
+				{Target: "b", Status: benchOK, Seconds: []float64{1}},
+				{Target: "c", Status: benchUnsupported, Reason: "no"},
+			}},
+			{ID: "W2", Bytes: 2e9, Results: []benchResult{
+				{Target: "a", Status: benchOK, Seconds: []float64{1}},
+				{Target: "b", Status: benchOK, Seconds: []float64{0.25}},
+				{Target: "c", Status: benchSkipped},
+			}},
+		},
+	}
+	r.finish()
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9*math.Max(1, math.Abs(b)) }
+	if !near(r.Memcpy.MedianGBs, 20) || !near(r.Memcpy.MaxGBs, 40) || !near(r.Memcpy.MinGBs, 10) || !r.OK {
+		t.Errorf("memcpy %+v, ok %v", r.Memcpy, r.OK)
+	}
+	a := r.Workloads[0].Results[0]
+	if !near(a.MedianMS, 250) || !near(a.MinMS, 100) || !near(a.GBs, 4) || !near(a.Memcpy, 0.2) || !near(a.Ratios["b"], 4) || len(a.Ratios) != 1 {
+		t.Errorf("W1 a: %+v", a)
+	}
+	if c := r.Workloads[0].Results[2]; c.Ratios != nil || c.GBs != 0 {
+		t.Errorf("an unsupported result has figures: %+v", c)
+	}
+	// a over b: 4x on W1, 1/4 on W2: geometric mean 1
+	if len(r.Pairs) != 1 || !near(r.Pairs[0].GeoMean, 1) || !near(r.Pairs[0].Max, 4) || r.Pairs[0].MaxOn != "W1" ||
+		!near(r.Pairs[0].Min, 0.25) || r.Pairs[0].MinOn != "W2" {
+		t.Errorf("pairs %+v", r.Pairs)
+	}
+	if got := ratioText(4, "b") + "; " + ratioText(0.25, "b"); got != "4.00x faster than b; 4.00x slower than b" {
+		t.Errorf("ratio text %q", got)
+	}
+	r.Workloads[1].Results[2].Status = benchFailed
+	r.finish()
+	if r.OK {
+		t.Error("a failed result leaves the run ok")
+	}
+}
+
+// TestBenchHang: an implementation that hangs costs -timeout once, then
+// is not asked again.
+func TestBenchHang(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "bench.json")
+	t0 := time.Now()
+	code, out, errb := runCmd(t, nil, "bench", "-scale", "1000", "-repeat", "1", "-workloads", "W1,W6,W3",
+		"-impl", helperImpl(t, "hang"), "-timeout", "500ms", "-json", js)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errb)
+	}
+	if d := time.Since(t0); d > 10*time.Second {
+		t.Errorf("took %v", d)
+	}
+	r := benchJSON(t, js)
+	if res := r.result(t, "W1", "helper-hang"); res.Status != benchFailed || !strings.HasPrefix(res.Reason, "timeout") {
+		t.Errorf("W1: %+v", res)
+	}
+	for _, id := range []string{"W6", "W3"} {
+		if res := r.result(t, id, "helper-hang"); res.Status != benchFailed || res.Reason != "not run: a bench request timed out on W1" {
+			t.Errorf("%s: %+v", id, res)
+		}
+	}
+	if res := r.result(t, "W3", "optimized"); res.Status != benchOK {
+		t.Errorf("W3 optimized: %+v", res)
+	}
+}
