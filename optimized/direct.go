@@ -8,7 +8,7 @@ import "unsafe"
 // out of range) and whether it could (an amd64 kernel for this element
 // and index type). v is at least as long as t.
 func directAdd[T num, I ix](acc []T, t []I, v []T) (int, bool) {
-	if !hasDirect || len(t) == 0 || len(acc) == 0 {
+	if !hasDirect || len(t) == 0 || len(acc) == 0 || uintptr(len(acc))*unsafe.Sizeof(acc[0]) < directMinBytes {
 		return 0, false
 	}
 	a, p, n := unsafe.Pointer(unsafe.SliceData(acc)), unsafe.Pointer(unsafe.SliceData(t)), len(t)
@@ -32,7 +32,7 @@ func directAdd[T num, I ix](acc []T, t []I, v []T) (int, bool) {
 // directAddCount is directAdd that also adds one to cnt[t[k]] (cnt as
 // long as acc), for float32.
 func directAddCount[I ix](acc []float32, cnt []int32, t []I, v []float32) (int, bool) {
-	if !hasDirect || len(t) == 0 || len(acc) == 0 || len(cnt) < len(acc) {
+	if !hasDirect || len(t) == 0 || uintptr(len(acc))*4 < directMinBytes || len(cnt) < len(acc) {
 		return 0, false
 	}
 	p, n := unsafe.Pointer(unsafe.SliceData(t)), len(t)
@@ -45,7 +45,7 @@ func directAddCount[I ix](acc []float32, cnt []int32, t []I, v []float32) (int, 
 // directCount adds one to cnt[t[k]] for every k, and reports how many it
 // counted and whether it could.
 func directCount[I ix](cnt []int32, t []I) (int, bool) {
-	if !hasDirect || len(t) == 0 || len(cnt) == 0 {
+	if !hasDirect || len(t) == 0 || uintptr(len(cnt))*4 < directMinBytes {
 		return 0, false
 	}
 	p := unsafe.Pointer(unsafe.SliceData(t))
@@ -111,3 +111,9 @@ func count8Idx(c8 []uint8, idx any, lo, hi int, log []int32) (int, []int32) {
 	}
 	return k, log[:nl]
 }
+
+// directMinBytes is the smallest accumulator the direct kernels take:
+// one that fits in L2 is served faster by the Go loop (W6, 16 outputs:
+// 3.5 ms against 5.9 ms with the kernels, whose prefetches are then
+// wasted work).
+var directMinBytes uintptr = 1 << 20

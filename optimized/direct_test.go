@@ -13,6 +13,8 @@ func TestDirectKernels(t *testing.T) {
 	if !hasDirect {
 		t.Skip("no direct kernels on this architecture")
 	}
+	defer func(m uintptr) { directMinBytes = m }(directMinBytes)
+	directMinBytes = 0 // the kernels at every size
 	r := rand.New(rand.NewSource(1))
 	for _, n := range []int{1, 2, 31, 32, 33, 63, 64, 65, 200, 1000} {
 		for _, size := range []int{1, 3, 100} {
@@ -108,5 +110,48 @@ func checkCount8(t *testing.T, c8 []uint8, log []int32, want []int64) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("count8: c8 %v with log %v is %v, want %v", c8, log, got, want)
+	}
+}
+
+// The direct kernels alone on W1's index (10M int64 values below 1M), on
+// one goroutine: go test ./optimized -run XXX -bench Direct
+var benchIdx, benchVal = func() ([]int64, []float32) {
+	r := rand.New(rand.NewSource(1))
+	t := make([]int64, 10_000_000)
+	v := make([]float32, len(t))
+	for k := range t {
+		t[k], v[k] = r.Int63n(1_000_000), r.Float32()
+	}
+	return t, v
+}()
+
+func BenchmarkDirectAdd(b *testing.B) {
+	acc := make([]float32, 1_000_000)
+	for i := 0; i < b.N; i++ {
+		directAdd(acc, benchIdx, benchVal)
+	}
+}
+
+func BenchmarkDirectCount8(b *testing.B) {
+	c8 := make([]uint8, 1_000_000)
+	log := make([]int32, 0, len(benchIdx)/256+1)
+	for i := 0; i < b.N; i++ {
+		count8Idx(c8, benchIdx, 0, len(benchIdx), log[:0])
+	}
+}
+
+func BenchmarkDirectAddCount8(b *testing.B) {
+	acc := make([]float32, 1_000_000)
+	c8 := make([]uint8, 1_000_000)
+	log := make([]int32, 0, len(benchIdx)/256+1)
+	for i := 0; i < b.N; i++ {
+		addCount8Idx(acc, c8, benchIdx, 0, len(benchIdx), benchVal, log[:0])
+	}
+}
+
+func BenchmarkDirectCount32(b *testing.B) {
+	cnt := make([]int32, 1_000_000)
+	for i := 0; i < b.N; i++ {
+		directCount(cnt, benchIdx)
 	}
 }

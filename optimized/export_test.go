@@ -18,6 +18,3 @@ func ForcePath(path string) Option {
 func Fast(b scatter.Backend, c scatter.Call) (scatter.Result, bool) {
 	return b.(*backend).fast(c)
 }
-
-// SetMean8 sets privateMean8's knobs (a tuning hook).
-func SetMean8(chunk0 float64, fused bool) { mean8Chunk0, mean8Fused = chunk0, fused }
