@@ -499,11 +499,28 @@ func TestMeanManyContributions(t *testing.T) {
 		c := scatter.ScatterReduce{Self: scatter.FromSlice(self), Index: scatter.FromSlice(idx),
 			Src: scatter.FromSlice(src), Reduce: scatter.ReduceMean}
 		for _, prof := range scatter.Profiles {
-			checkCall(t, prof, c)
+			checkCall(t, prof, c, append(slices.Clone(variants), two)...)
 		}
 		bad := slices.Clone(idx)
 		bad[n-1] = int64(size)
 		c.Index = scatter.FromSlice(bad)
-		checkCall(t, scatter.Torch2, c)
+		checkCall(t, scatter.Torch2, c, append(slices.Clone(variants), two)...)
 	}
+	// an output past directMinBytes: privateMean8 by default
+	n, size := 600_000, 300_000
+	idx := make([]int64, n)
+	src := make([]float32, n)
+	for k := range idx {
+		idx[k], src[k] = r.Int63n(int64(size)), float32(r.Intn(9)-4)
+	}
+	self := make([]float32, size)
+	for i := range self {
+		self[i] = float32(i % 7)
+	}
+	c := scatter.ScatterReduce{Self: scatter.FromSlice(self), Index: scatter.FromSlice(idx),
+		Src: scatter.FromSlice(src), Reduce: scatter.ReduceMean}
+	checkCall(t, scatter.Torch2, c, variants[0], two)
 }
+
+// two is the private path on two workers (privateMean8's quick finish).
+var two = variant{"private/2", []optimized.Option{optimized.Workers(2), optimized.ForcePath("private")}, scatter.Conformant}
