@@ -43,6 +43,7 @@ func (r *runner[T, A]) privateMean8(W int) bool {
 		}
 	}()
 	oks := make([]bool, W)
+	parallel(W, func(w int) { r.copySelf(split(n, W, w)) }) // as private does
 	parallel(W, func(w int) {
 		if w > 0 {
 			p, rel := scratch[float32](n)
@@ -55,7 +56,6 @@ func (r *runner[T, A]) privateMean8(W int) bool {
 			oks[w] = r.f.plainIdx(opSum, any(p[:g.size]).([]A), j.idx, g.iOff+c0+lo, g.iOff+c0+hi, r.src[g.sOff+c0+lo:g.sOff+c0+hi])
 			return
 		}
-		r.copySelf(0, n)
 		var k int
 		k, log = addCount8Idx(out[:g.size], c8[:g.size], j.idx, g.iOff, g.iOff+c0, src[g.sOff:g.sOff+c0], log)
 		if k != c0 {
