@@ -117,3 +117,34 @@ func count8Idx(c8 []uint8, idx any, lo, hi int, log []int32) (int, []int32) {
 // 3.5 ms against 5.9 ms with the kernels, whose prefetches are then
 // wasted work).
 var directMinBytes uintptr = 1 << 20
+
+// directExt folds acc[t[k]] = amax(acc[t[k]], v[k]) (amin when !isMax,
+// PyTorch's rule: NaN wins, a tie keeps acc) for float32 with the kernels
+// of direct_amd64.s, setting bit t[k] of seen too when seen is not nil; it
+// reports how many contributions it folded and whether it could.
+func directExt[I ix](isMax bool, acc []float32, seen []uint64, t []I, v []float32) (int, bool) {
+	if !hasDirect || len(t) == 0 || uintptr(len(acc))*4 < directMinBytes || len(v) < len(t) ||
+		seen != nil && len(seen)*64 < len(acc) {
+		return 0, false
+	}
+	p, n := unsafe.Pointer(unsafe.SliceData(t)), len(t)
+	a, vp := &acc[0], &v[0]
+	wide := unsafe.Sizeof(t[0]) == 8
+	switch {
+	case seen == nil && isMax && wide:
+		return extMaxF32I64(a, len(acc), (*int64)(p), vp, n), true
+	case seen == nil && isMax:
+		return extMaxF32I32(a, len(acc), (*int32)(p), vp, n), true
+	case seen == nil && wide:
+		return extMinF32I64(a, len(acc), (*int64)(p), vp, n), true
+	case seen == nil:
+		return extMinF32I32(a, len(acc), (*int32)(p), vp, n), true
+	case isMax && wide:
+		return extMaxSeenF32I64(a, &seen[0], len(acc), (*int64)(p), vp, n), true
+	case isMax:
+		return extMaxSeenF32I32(a, &seen[0], len(acc), (*int32)(p), vp, n), true
+	case wide:
+		return extMinSeenF32I64(a, &seen[0], len(acc), (*int64)(p), vp, n), true
+	}
+	return extMinSeenF32I32(a, &seen[0], len(acc), (*int32)(p), vp, n), true
+}

@@ -26,6 +26,18 @@ func addCnt8F32I64(acc *float32, c8 *uint8, nacc int, t *int64, v *float32, n in
 func cnt8I64(c8 *uint8, nacc int, t *int64, n int, log *int32, nlog int) (k, nlog2 int)
 
 //go:noescape
+func extMaxF32I64(acc *float32, nacc int, t *int64, v *float32, n int) int
+
+//go:noescape
+func extMaxSeenF32I64(acc *float32, seen *uint64, nacc int, t *int64, v *float32, n int) int
+
+//go:noescape
+func extMinF32I64(acc *float32, nacc int, t *int64, v *float32, n int) int
+
+//go:noescape
+func extMinSeenF32I64(acc *float32, seen *uint64, nacc int, t *int64, v *float32, n int) int
+
+//go:noescape
 func addF32I32(acc *float32, nacc int, t *int32, v *float32, n int) int
 
 //go:noescape
@@ -42,3 +54,15 @@ func addCnt8F32I32(acc *float32, c8 *uint8, nacc int, t *int32, v *float32, n in
 
 //go:noescape
 func cnt8I32(c8 *uint8, nacc int, t *int32, n int, log *int32, nlog int) (k, nlog2 int)
+
+//go:noescape
+func extMaxF32I32(acc *float32, nacc int, t *int32, v *float32, n int) int
+
+//go:noescape
+func extMaxSeenF32I32(acc *float32, seen *uint64, nacc int, t *int32, v *float32, n int) int
+
+//go:noescape
+func extMinF32I32(acc *float32, nacc int, t *int32, v *float32, n int) int
+
+//go:noescape
+func extMinSeenF32I32(acc *float32, seen *uint64, nacc int, t *int32, v *float32, n int) int

@@ -347,6 +347,260 @@ cnt8I64_done:
 	MOVQ R15, nlog2+56(FP)
 	RET
 
+// func extMaxF32I64(acc *float32, nacc int, t *int64, v *float32, n int) int
+TEXT ·extMaxF32I64(SB), NOSPLIT, $0-48
+	MOVQ acc+0(FP), DI
+	MOVQ nacc+8(FP), R8
+	MOVQ t+16(FP), SI
+	MOVQ v+24(FP), DX
+	MOVQ n+32(FP), R15
+	XORQ AX, AX                      // k
+	MOVQ R15, R11
+	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
+extMaxF32I64_main:
+	CMPQ AX, R11
+	JGE  extMaxF32I64_tail
+	MOVQ 256(SI)(AX*8), R9
+	PREFETCHT0 (DI)(R9*4)
+	PREFETCHT0 1024(SI)(AX*8)
+	PREFETCHT0 512(DX)(AX*4)
+	MOVQ (SI)(AX*8), BX
+	CMPQ BX, R8
+	JAE  extMaxF32I64_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X0, X1
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	INCQ AX
+	JMP  extMaxF32I64_main
+extMaxF32I64_tail:
+	CMPQ AX, R15
+	JGE  extMaxF32I64_done
+	MOVQ (SI)(AX*8), BX
+	CMPQ BX, R8
+	JAE  extMaxF32I64_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X0, X1
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	INCQ AX
+	JMP  extMaxF32I64_tail
+extMaxF32I64_done:
+	MOVQ AX, ret+40(FP)
+	RET
+
+// func extMaxSeenF32I64(acc *float32, seen *uint64, nacc int, t *int64, v *float32, n int) int
+TEXT ·extMaxSeenF32I64(SB), NOSPLIT, $0-56
+	MOVQ acc+0(FP), DI
+	MOVQ seen+8(FP), R13
+	MOVQ nacc+16(FP), R8
+	MOVQ t+24(FP), SI
+	MOVQ v+32(FP), DX
+	MOVQ n+40(FP), R15
+	XORQ AX, AX                      // k
+	MOVQ R15, R11
+	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
+extMaxSeenF32I64_main:
+	CMPQ AX, R11
+	JGE  extMaxSeenF32I64_tail
+	MOVQ 256(SI)(AX*8), R9
+	PREFETCHT0 (DI)(R9*4)
+	PREFETCHT0 1024(SI)(AX*8)
+	PREFETCHT0 512(DX)(AX*4)
+	MOVQ (SI)(AX*8), BX
+	CMPQ BX, R8
+	JAE  extMaxSeenF32I64_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X0, X1
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	MOVQ BX, CX
+	MOVQ $1, R9
+	SHLQ CX, R9
+	SHRQ $6, BX
+	ORQ R9, (R13)(BX*8)
+	INCQ AX
+	JMP  extMaxSeenF32I64_main
+extMaxSeenF32I64_tail:
+	CMPQ AX, R15
+	JGE  extMaxSeenF32I64_done
+	MOVQ (SI)(AX*8), BX
+	CMPQ BX, R8
+	JAE  extMaxSeenF32I64_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X0, X1
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	MOVQ BX, CX
+	MOVQ $1, R9
+	SHLQ CX, R9
+	SHRQ $6, BX
+	ORQ R9, (R13)(BX*8)
+	INCQ AX
+	JMP  extMaxSeenF32I64_tail
+extMaxSeenF32I64_done:
+	MOVQ AX, ret+48(FP)
+	RET
+
+// func extMinF32I64(acc *float32, nacc int, t *int64, v *float32, n int) int
+TEXT ·extMinF32I64(SB), NOSPLIT, $0-48
+	MOVQ acc+0(FP), DI
+	MOVQ nacc+8(FP), R8
+	MOVQ t+16(FP), SI
+	MOVQ v+24(FP), DX
+	MOVQ n+32(FP), R15
+	XORQ AX, AX                      // k
+	MOVQ R15, R11
+	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
+extMinF32I64_main:
+	CMPQ AX, R11
+	JGE  extMinF32I64_tail
+	MOVQ 256(SI)(AX*8), R9
+	PREFETCHT0 (DI)(R9*4)
+	PREFETCHT0 1024(SI)(AX*8)
+	PREFETCHT0 512(DX)(AX*4)
+	MOVQ (SI)(AX*8), BX
+	CMPQ BX, R8
+	JAE  extMinF32I64_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X1, X0
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	INCQ AX
+	JMP  extMinF32I64_main
+extMinF32I64_tail:
+	CMPQ AX, R15
+	JGE  extMinF32I64_done
+	MOVQ (SI)(AX*8), BX
+	CMPQ BX, R8
+	JAE  extMinF32I64_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X1, X0
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	INCQ AX
+	JMP  extMinF32I64_tail
+extMinF32I64_done:
+	MOVQ AX, ret+40(FP)
+	RET
+
+// func extMinSeenF32I64(acc *float32, seen *uint64, nacc int, t *int64, v *float32, n int) int
+TEXT ·extMinSeenF32I64(SB), NOSPLIT, $0-56
+	MOVQ acc+0(FP), DI
+	MOVQ seen+8(FP), R13
+	MOVQ nacc+16(FP), R8
+	MOVQ t+24(FP), SI
+	MOVQ v+32(FP), DX
+	MOVQ n+40(FP), R15
+	XORQ AX, AX                      // k
+	MOVQ R15, R11
+	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
+extMinSeenF32I64_main:
+	CMPQ AX, R11
+	JGE  extMinSeenF32I64_tail
+	MOVQ 256(SI)(AX*8), R9
+	PREFETCHT0 (DI)(R9*4)
+	PREFETCHT0 1024(SI)(AX*8)
+	PREFETCHT0 512(DX)(AX*4)
+	MOVQ (SI)(AX*8), BX
+	CMPQ BX, R8
+	JAE  extMinSeenF32I64_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X1, X0
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	MOVQ BX, CX
+	MOVQ $1, R9
+	SHLQ CX, R9
+	SHRQ $6, BX
+	ORQ R9, (R13)(BX*8)
+	INCQ AX
+	JMP  extMinSeenF32I64_main
+extMinSeenF32I64_tail:
+	CMPQ AX, R15
+	JGE  extMinSeenF32I64_done
+	MOVQ (SI)(AX*8), BX
+	CMPQ BX, R8
+	JAE  extMinSeenF32I64_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X1, X0
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	MOVQ BX, CX
+	MOVQ $1, R9
+	SHLQ CX, R9
+	SHRQ $6, BX
+	ORQ R9, (R13)(BX*8)
+	INCQ AX
+	JMP  extMinSeenF32I64_tail
+extMinSeenF32I64_done:
+	MOVQ AX, ret+48(FP)
+	RET
+
 // func addF32I32(acc *float32, nacc int, t *int32, v *float32, n int) int
 TEXT ·addF32I32(SB), NOSPLIT, $0-48
 	MOVQ acc+0(FP), DI
@@ -669,4 +923,258 @@ cnt8I32_exit3:
 cnt8I32_done:
 	MOVQ AX, k+48(FP)
 	MOVQ R15, nlog2+56(FP)
+	RET
+
+// func extMaxF32I32(acc *float32, nacc int, t *int32, v *float32, n int) int
+TEXT ·extMaxF32I32(SB), NOSPLIT, $0-48
+	MOVQ acc+0(FP), DI
+	MOVQ nacc+8(FP), R8
+	MOVQ t+16(FP), SI
+	MOVQ v+24(FP), DX
+	MOVQ n+32(FP), R15
+	XORQ AX, AX                      // k
+	MOVQ R15, R11
+	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
+extMaxF32I32_main:
+	CMPQ AX, R11
+	JGE  extMaxF32I32_tail
+	MOVLQSX 128(SI)(AX*4), R9
+	PREFETCHT0 (DI)(R9*4)
+	PREFETCHT0 512(SI)(AX*4)
+	PREFETCHT0 512(DX)(AX*4)
+	MOVLQSX (SI)(AX*4), BX
+	CMPQ BX, R8
+	JAE  extMaxF32I32_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X0, X1
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	INCQ AX
+	JMP  extMaxF32I32_main
+extMaxF32I32_tail:
+	CMPQ AX, R15
+	JGE  extMaxF32I32_done
+	MOVLQSX (SI)(AX*4), BX
+	CMPQ BX, R8
+	JAE  extMaxF32I32_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X0, X1
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	INCQ AX
+	JMP  extMaxF32I32_tail
+extMaxF32I32_done:
+	MOVQ AX, ret+40(FP)
+	RET
+
+// func extMaxSeenF32I32(acc *float32, seen *uint64, nacc int, t *int32, v *float32, n int) int
+TEXT ·extMaxSeenF32I32(SB), NOSPLIT, $0-56
+	MOVQ acc+0(FP), DI
+	MOVQ seen+8(FP), R13
+	MOVQ nacc+16(FP), R8
+	MOVQ t+24(FP), SI
+	MOVQ v+32(FP), DX
+	MOVQ n+40(FP), R15
+	XORQ AX, AX                      // k
+	MOVQ R15, R11
+	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
+extMaxSeenF32I32_main:
+	CMPQ AX, R11
+	JGE  extMaxSeenF32I32_tail
+	MOVLQSX 128(SI)(AX*4), R9
+	PREFETCHT0 (DI)(R9*4)
+	PREFETCHT0 512(SI)(AX*4)
+	PREFETCHT0 512(DX)(AX*4)
+	MOVLQSX (SI)(AX*4), BX
+	CMPQ BX, R8
+	JAE  extMaxSeenF32I32_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X0, X1
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	MOVQ BX, CX
+	MOVQ $1, R9
+	SHLQ CX, R9
+	SHRQ $6, BX
+	ORQ R9, (R13)(BX*8)
+	INCQ AX
+	JMP  extMaxSeenF32I32_main
+extMaxSeenF32I32_tail:
+	CMPQ AX, R15
+	JGE  extMaxSeenF32I32_done
+	MOVLQSX (SI)(AX*4), BX
+	CMPQ BX, R8
+	JAE  extMaxSeenF32I32_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X0, X1
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	MOVQ BX, CX
+	MOVQ $1, R9
+	SHLQ CX, R9
+	SHRQ $6, BX
+	ORQ R9, (R13)(BX*8)
+	INCQ AX
+	JMP  extMaxSeenF32I32_tail
+extMaxSeenF32I32_done:
+	MOVQ AX, ret+48(FP)
+	RET
+
+// func extMinF32I32(acc *float32, nacc int, t *int32, v *float32, n int) int
+TEXT ·extMinF32I32(SB), NOSPLIT, $0-48
+	MOVQ acc+0(FP), DI
+	MOVQ nacc+8(FP), R8
+	MOVQ t+16(FP), SI
+	MOVQ v+24(FP), DX
+	MOVQ n+32(FP), R15
+	XORQ AX, AX                      // k
+	MOVQ R15, R11
+	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
+extMinF32I32_main:
+	CMPQ AX, R11
+	JGE  extMinF32I32_tail
+	MOVLQSX 128(SI)(AX*4), R9
+	PREFETCHT0 (DI)(R9*4)
+	PREFETCHT0 512(SI)(AX*4)
+	PREFETCHT0 512(DX)(AX*4)
+	MOVLQSX (SI)(AX*4), BX
+	CMPQ BX, R8
+	JAE  extMinF32I32_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X1, X0
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	INCQ AX
+	JMP  extMinF32I32_main
+extMinF32I32_tail:
+	CMPQ AX, R15
+	JGE  extMinF32I32_done
+	MOVLQSX (SI)(AX*4), BX
+	CMPQ BX, R8
+	JAE  extMinF32I32_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X1, X0
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	INCQ AX
+	JMP  extMinF32I32_tail
+extMinF32I32_done:
+	MOVQ AX, ret+40(FP)
+	RET
+
+// func extMinSeenF32I32(acc *float32, seen *uint64, nacc int, t *int32, v *float32, n int) int
+TEXT ·extMinSeenF32I32(SB), NOSPLIT, $0-56
+	MOVQ acc+0(FP), DI
+	MOVQ seen+8(FP), R13
+	MOVQ nacc+16(FP), R8
+	MOVQ t+24(FP), SI
+	MOVQ v+32(FP), DX
+	MOVQ n+40(FP), R15
+	XORQ AX, AX                      // k
+	MOVQ R15, R11
+	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
+extMinSeenF32I32_main:
+	CMPQ AX, R11
+	JGE  extMinSeenF32I32_tail
+	MOVLQSX 128(SI)(AX*4), R9
+	PREFETCHT0 (DI)(R9*4)
+	PREFETCHT0 512(SI)(AX*4)
+	PREFETCHT0 512(DX)(AX*4)
+	MOVLQSX (SI)(AX*4), BX
+	CMPQ BX, R8
+	JAE  extMinSeenF32I32_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X1, X0
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	MOVQ BX, CX
+	MOVQ $1, R9
+	SHLQ CX, R9
+	SHRQ $6, BX
+	ORQ R9, (R13)(BX*8)
+	INCQ AX
+	JMP  extMinSeenF32I32_main
+extMinSeenF32I32_tail:
+	CMPQ AX, R15
+	JGE  extMinSeenF32I32_done
+	MOVLQSX (SI)(AX*4), BX
+	CMPQ BX, R8
+	JAE  extMinSeenF32I32_done
+	MOVSS (DX)(AX*4), X1
+	MOVSS (DI)(BX*4), X0
+	MOVL (DX)(AX*4), R10
+	MOVL (DI)(BX*4), R12
+	UCOMISS X1, X0
+	SETHI R14B
+	UCOMISS X1, X1
+	SETPS R9B
+	ORB R9B, R14B
+	TESTB R14B, R14B
+	CMOVLNE R10, R12
+	MOVL R12, (DI)(BX*4)
+	MOVQ BX, CX
+	MOVQ $1, R9
+	SHLQ CX, R9
+	SHRQ $6, BX
+	ORQ R9, (R13)(BX*8)
+	INCQ AX
+	JMP  extMinSeenF32I32_tail
+extMinSeenF32I32_done:
+	MOVQ AX, ret+48(FP)
 	RET

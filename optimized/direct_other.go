@@ -15,3 +15,31 @@ func addCntF32I64(acc *float32, cnt *int32, nacc int, t *int64, v *float32, n in
 func addCntF32I32(acc *float32, cnt *int32, nacc int, t *int32, v *float32, n int) int { return 0 }
 func cntI64(cnt *int32, nacc int, t *int64, n int) int                                 { return 0 }
 func cntI32(cnt *int32, nacc int, t *int32, n int) int                                 { return 0 }
+func extMaxF32I64(acc *float32, nacc int, t *int64, v *float32, n int) int             { return 0 }
+func extMaxF32I32(acc *float32, nacc int, t *int32, v *float32, n int) int             { return 0 }
+func extMinF32I64(acc *float32, nacc int, t *int64, v *float32, n int) int             { return 0 }
+func extMinF32I32(acc *float32, nacc int, t *int32, v *float32, n int) int             { return 0 }
+func extMaxSeenF32I64(acc *float32, seen *uint64, nacc int, t *int64, v *float32, n int) int {
+	return 0
+}
+func extMaxSeenF32I32(acc *float32, seen *uint64, nacc int, t *int32, v *float32, n int) int {
+	return 0
+}
+func extMinSeenF32I64(acc *float32, seen *uint64, nacc int, t *int64, v *float32, n int) int {
+	return 0
+}
+func extMinSeenF32I32(acc *float32, seen *uint64, nacc int, t *int32, v *float32, n int) int {
+	return 0
+}
+func addCnt8F32I64(acc *float32, c8 *uint8, nacc int, t *int64, v *float32, n int, log *int32, nlog int) (k, nlog2 int) {
+	return 0, nlog
+}
+func addCnt8F32I32(acc *float32, c8 *uint8, nacc int, t *int32, v *float32, n int, log *int32, nlog int) (k, nlog2 int) {
+	return 0, nlog
+}
+func cnt8I64(c8 *uint8, nacc int, t *int64, n int, log *int32, nlog int) (k, nlog2 int) {
+	return 0, nlog
+}
+func cnt8I32(c8 *uint8, nacc int, t *int32, n int, log *int32, nlog int) (k, nlog2 int) {
+	return 0, nlog
+}

@@ -2,6 +2,7 @@ package optimized
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"testing"
 )
@@ -93,6 +94,88 @@ func TestDirectKernels(t *testing.T) {
 						}
 					}
 				})
+			}
+		}
+	}
+}
+
+// The amax/amin kernels against amax32/amin32 (PyTorch's rule), on values
+// full of NaN, infinities and signed zeros, with and without the bitmap of
+// the elements reached.
+func TestDirectExt(t *testing.T) {
+	if !hasDirect {
+		t.Skip("no direct kernels on this architecture")
+	}
+	defer func(m uintptr) { directMinBytes = m }(directMinBytes)
+	directMinBytes = 0
+	r := rand.New(rand.NewSource(2))
+	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 2, float32(math.Inf(1)), float32(math.Inf(-1)),
+		float32(math.NaN()), math.Float32frombits(0x7fc00001), math.Float32frombits(0xffc00000), 1e-45}
+	for _, n := range []int{1, 31, 32, 33, 100, 1000} {
+		for _, size := range []int{1, 5, 130} {
+			for _, isMax := range []bool{true, false} {
+				for _, bad := range []int{-1, n / 2} {
+					t64 := make([]int64, n)
+					v := make([]float32, n)
+					for k := range t64 {
+						t64[k], v[k] = r.Int63n(int64(size)), vals[r.Intn(len(vals))]
+					}
+					if bad >= 0 {
+						t64[bad] = int64(size)
+					}
+					t32 := make([]int32, n)
+					for k, x := range t64 {
+						t32[k] = int32(x)
+					}
+					want := n
+					if bad >= 0 {
+						want = bad
+					}
+					init := make([]float32, size)
+					for i := range init {
+						init[i] = vals[r.Intn(len(vals))]
+					}
+					wantAcc := append([]float32(nil), init...)
+					wantSeen := make([]uint64, size/64+1)
+					for k, x := range t64[:want] {
+						if isMax {
+							wantAcc[x] = amax32(wantAcc[x], v[k])
+						} else {
+							wantAcc[x] = amin32(wantAcc[x], v[k])
+						}
+						wantSeen[x>>6] |= 1 << (x & 63)
+					}
+					for _, withSeen := range []bool{false, true} {
+						for _, idx := range []any{t64, t32} {
+							acc := append([]float32(nil), init...)
+							var seen []uint64
+							if withSeen {
+								seen = make([]uint64, size/64+1)
+							}
+							var k int
+							var ok bool
+							switch x := idx.(type) {
+							case []int64:
+								k, ok = directExt(isMax, acc, seen, x, v)
+							case []int32:
+								k, ok = directExt(isMax, acc, seen, x, v)
+							}
+							if !ok || k != want {
+								t.Fatalf("n=%d size=%d max=%v %T: folded %d (%v), want %d", n, size, isMax, idx, k, ok, want)
+							}
+							for i := range acc {
+								if math.Float32bits(acc[i]) != math.Float32bits(wantAcc[i]) &&
+									!(acc[i] != acc[i] && wantAcc[i] != wantAcc[i]) &&
+									!(acc[i] == 0 && wantAcc[i] == 0) {
+									t.Fatalf("n=%d size=%d max=%v %T: acc[%d] = %v, want %v", n, size, isMax, idx, i, acc[i], wantAcc[i])
+								}
+							}
+							if withSeen && fmt.Sprint(seen) != fmt.Sprint(wantSeen) {
+								t.Fatalf("n=%d size=%d %T: seen %x, want %x", n, size, idx, seen, wantSeen)
+							}
+						}
+					}
+				}
 			}
 		}
 	}

@@ -265,6 +265,9 @@ func (r *runner[T, A]) fold(a *accs[A], u0, u1 int) bool {
 	}
 	if g.direct() {
 		if a.seen != nil {
+			if ok, done := r.extSeen(a, u0, u1); done {
+				return ok
+			}
 			// fold and mark in chunks small enough for the index to
 			// stay in cache between the two
 			for q := u0; q < u1; q += 4 * batch {
@@ -295,6 +298,29 @@ func (r *runner[T, A]) fold(a *accs[A], u0, u1 int) bool {
 		}
 	}
 	return true
+}
+
+// extSeen folds the units [u0, u1) of a direct float32 amax or amin into
+// a and marks them in a.seen with one kernel (directExt), when it
+// applies (done).
+func (r *runner[T, A]) extSeen(a *accs[A], u0, u1 int) (ok, done bool) {
+	g, j := &r.j.g, r.j
+	if j.op != opAmax && j.op != opAmin {
+		return false, false
+	}
+	acc, okA := any(a.plain[:g.size]).([]float32)
+	v, okV := any(r.src[g.sOff+u0 : g.sOff+u1]).([]float32)
+	if !okA || !okV {
+		return false, false
+	}
+	var n int
+	switch x := j.idx.(type) {
+	case []int64:
+		n, done = directExt(j.op == opAmax, acc, a.seen, x[g.iOff+u0:g.iOff+u1], v)
+	case []int32:
+		n, done = directExt(j.op == opAmax, acc, a.seen, x[g.iOff+u0:g.iOff+u1], v)
+	}
+	return n == u1-u0, done
 }
 
 // foldBatch folds a batch of (target, value) pairs into a.

@@ -48,6 +48,9 @@ func amin64(a, v float64) float64 {
 // extPlain32 is kPlain's amax/amin for float32.
 func extPlain32[I ix](isMax bool, acc []float32, t []I, v []float32) bool {
 	v = v[:len(t)]
+	if n, ok := directExt(isMax, acc, nil, t, v); ok {
+		return n == len(t)
+	}
 	return blocks(acc, t, func(lo, hi int) bool {
 		vv := v[lo:hi]
 		for k, x := range t[lo:hi] {
