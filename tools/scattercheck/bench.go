@@ -358,9 +358,15 @@ func (t *benchTarget) time(call scatter.Call, n int) ([]float64, error) {
 	if _, err := t.backend.Run(call); err != nil {
 		return nil, err
 	}
-	runtime.GC() // the warm-up's garbage (and the last target's) is not this target's time
 	secs := make([]float64, n)
 	for i := range secs {
+		// Steady state: a collection (not timed) before each call lets it
+		// recycle the last call's output, as a long-running process does
+		// (and PyTorch's allocator). On a heap still growing to its goal,
+		// which this process's large live heap puts far away, every output
+		// would be fresh memory faulted in page by page: about a fifth of
+		// W2's time.
+		runtime.GC()
 		t0 := time.Now()
 		_, err := t.backend.Run(call)
 		secs[i] = time.Since(t0).Seconds()
