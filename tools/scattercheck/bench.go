@@ -31,6 +31,7 @@ type benchConfig struct {
 	impls        []string // commands of outside implementations, in order
 	workloads    []int
 	repeat       int
+	warmup       int
 	profile      scatter.Profile
 	scale        int
 	jsonPath     string
@@ -40,7 +41,12 @@ type benchConfig struct {
 
 // Defaults and bounds of the bench's flags.
 const (
-	defaultBenchRepeat  = 10
+	defaultBenchRepeat = 10
+	// defaultBenchWarmup: on the project's machine the first few calls on
+	// fresh workload data run up to twice as slow, for every target alike
+	// (W1: 16 ms for about six calls, then 8 ms), so each pass starts
+	// with untimed calls.
+	defaultBenchWarmup  = 3
 	defaultBenchTimeout = 10 * time.Minute
 	// refMinScale is the smallest -scale at which the reference may be a
 	// target: at full size it takes seconds a call (BenchmarkReference*
@@ -102,14 +108,15 @@ func benchFlags(fs *flag.FlagSet) func() (*benchConfig, error) {
 	var impls stringList
 	fs.Var(&impls, "impl", "an outside implementation to time: sh -c CMD speaking the protocol, timed by its bench request (repeatable)")
 	wls := fs.String("workloads", "all", "the workloads, comma-separated: W1 to W7, or all")
-	repeat := fs.Int("repeat", defaultBenchRepeat, "timed calls per target and workload (after one warm-up call per pass); the table shows their median and minimum")
+	repeat := fs.Int("repeat", defaultBenchRepeat, "timed calls per target and workload (after -warmup untimed calls per pass); the table shows their median and minimum")
+	warmup := fs.Int("warmup", defaultBenchWarmup, "untimed calls before each pass's timed calls, per target and workload")
 	profile := fs.String("profile", "torch-2", "the behaviour of the built-in backends: torch-2 or torch-1.13 (only W7's bfloat16 sums differ: torch-1.13 rounds per step, as PyTorch 1.13 does)")
 	scale := fs.Int("scale", 1, fmt.Sprintf("divide every workload's sizes (and the memory copy) by this; the reference needs %d or more", refMinScale))
 	jsonPath := fs.String("json", "", "write the results as JSON to this file")
 	timeout := fs.Duration("timeout", defaultBenchTimeout, "the most one bench request to an -impl may take, transfer included")
 	startTimeout := fs.Duration("start-timeout", protocol.DefaultStartTimeout, "the most an -impl may take to start and answer hello")
 	return func() (*benchConfig, error) {
-		cfg := &benchConfig{impls: impls, repeat: *repeat, scale: *scale, jsonPath: *jsonPath,
+		cfg := &benchConfig{impls: impls, repeat: *repeat, warmup: *warmup, scale: *scale, jsonPath: *jsonPath,
 			timeout: *timeout, startTimeout: *startTimeout}
 		var err error
 		if cfg.profile, err = scatter.ParseProfile(*profile); err != nil {
@@ -149,6 +156,8 @@ func benchFlags(fs *flag.FlagSet) func() (*benchConfig, error) {
 			return nil, fmt.Errorf("no workload in -workloads %q", *wls)
 		case cfg.repeat < 1:
 			return nil, fmt.Errorf("-repeat must be at least 1")
+		case cfg.warmup < 1:
+			return nil, fmt.Errorf("-warmup must be at least 1")
 		case cfg.scale < 1 || cfg.scale > workload.MaxDiv:
 			return nil, fmt.Errorf("-scale must be in [1, %d]", workload.MaxDiv)
 		case cfg.timeout <= 0 || cfg.startTimeout <= 0:
@@ -344,19 +353,22 @@ func (t *benchTarget) canTime(call scatter.Call) (benchResult, bool) {
 	return r, false
 }
 
-// time runs call once untimed, then n times timed, and returns the
+// time runs call warm times untimed, then n times timed, and returns the
 // seconds of each timed call. An implementation times them inside itself
-// (a bench request of n+1 runs, the first dropped).
-func (t *benchTarget) time(call scatter.Call, n int) ([]float64, error) {
+// (a bench request of warm+n runs, the first warm dropped).
+func (t *benchTarget) time(call scatter.Call, warm, n int) ([]float64, error) {
 	if t.client != nil {
-		secs, err := t.client.Bench(call, n+1)
+		secs, err := t.client.Bench(call, warm+n)
 		if err != nil {
 			return nil, err
 		}
-		return secs[1:], nil
+		return secs[warm:], nil
 	}
-	if _, err := t.backend.Run(call); err != nil {
-		return nil, err
+	for range warm {
+		runtime.GC()
+		if _, err := t.backend.Run(call); err != nil {
+			return nil, err
+		}
 	}
 	secs := make([]float64, n)
 	for i := range secs {
@@ -431,7 +443,7 @@ func (m *memcpy) round(n int) {
 
 // runBenchConfig runs the bench: for each workload, a round of memory
 // copies, then every target in two passes, the second in reverse order
-// (each pass a warm-up call and half the timed calls), so that drift on a
+// (each pass -warmup untimed calls and half the timed calls), so that drift on a
 // shared machine does not favour the target that runs first; a last round
 // of copies at the end. It notes its progress on progress.
 func runBenchConfig(cfg *benchConfig, progress io.Writer) *benchReport {
@@ -469,7 +481,7 @@ func runBenchConfig(cfg *benchConfig, progress io.Writer) *benchReport {
 				if !active[i] {
 					continue
 				}
-				secs, err := targets[i].time(wl.Call, p[1])
+				secs, err := targets[i].time(wl.Call, cfg.warmup, p[1])
 				if err != nil {
 					targets[i].classify(&results[i], err)
 					var pe *protocol.ProcessError

@@ -127,6 +127,7 @@ func TestBenchBadFlags(t *testing.T) {
 		{[]string{"-targets", "optimized,optimized"}, "twice"},
 		{[]string{"-targets", "none"}, "nothing to time"},
 		{[]string{"-repeat", "0"}, "-repeat"},
+		{[]string{"-warmup", "0"}, "-warmup"},
 		{[]string{"-scale", "0"}, "-scale"},
 		{[]string{"-scale", "100001"}, "-scale"},
 		{[]string{"-workloads", "W8"}, "unknown workload"},

@@ -25,6 +25,7 @@ type benchReport struct {
 	Profile    string          `json:"profile"`
 	Scale      int             `json:"scale"`
 	Repeat     int             `json:"repeat"`
+	Warmup     int             `json:"warmup"` // untimed calls per target, workload and pass
 	Go         string          `json:"go"`
 	Platform   string          `json:"platform"`
 	CPUs       int             `json:"cpus"`
@@ -69,7 +70,7 @@ type benchPair struct {
 
 func newBenchReport(cfg *benchConfig, targets []*benchTarget) *benchReport {
 	return &benchReport{Tool: "scattercheck bench", Schema: 1, Time: time.Now().UTC().Format(time.RFC3339),
-		Profile: cfg.profile.String(), Scale: cfg.scale, Repeat: cfg.repeat, Go: runtime.Version(),
+		Profile: cfg.profile.String(), Scale: cfg.scale, Repeat: cfg.repeat, Warmup: cfg.warmup, Go: runtime.Version(),
 		Platform: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		Targets: targets}
 }
@@ -200,9 +201,9 @@ func (r *benchReport) print(w io.Writer) {
 		size = fmt.Sprintf("scaled down %dx (-scale %d)", r.Scale, r.Scale)
 	}
 	fmt.Fprintf(w, "scattercheck bench: %s, %d timed calls per target and workload, built-ins under profile %s\n", size, r.Repeat, r.Profile)
-	passes := "two passes, the second in reverse target order, each after one untimed call"
+	passes := fmt.Sprintf("two passes, the second in reverse target order, each after %d untimed calls", r.Warmup)
 	if r.Repeat == 1 {
-		passes = "one pass, after one untimed call"
+		passes = fmt.Sprintf("one pass, after %d untimed calls", r.Warmup)
 	}
 	fmt.Fprintf(w, "  (%s; %s, %d CPUs, GOMAXPROCS %d, %s)\n", passes, r.Platform, r.CPUs, r.GOMAXPROCS, r.Go)
 	fmt.Fprintln(w, "\ntargets:")
