@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -312,4 +313,23 @@ func emuBackend(p scatter.Profile, cfg config, muts ...mutation) (*backend, stri
 	}
 	dev.c.casAdd = cfg.pol.forceCASAdd
 	return newBackend(dev, p, cfg), ""
+}
+
+// The emulated device registers exactly the kernels the host may launch:
+// a kernel left out of the C++ build, or one the host no longer names,
+// shows here before a call needs it.
+func TestEmuRegistersEveryKernel(t *testing.T) {
+	if _, why := gxx(); why != "" {
+		t.Skip(why)
+	}
+	l, err := buildEmu()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := l.kernels(), kernelNames()
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("the emulation registers %v, the host names %v", got, want)
+	}
 }

@@ -26,8 +26,6 @@ func randFloat64(r *rand.Rand) float64 {
 	return math.Ldexp(r.Float64()*2-1, r.Intn(300)-150)
 }
 
-func sameBits16(a, b uint16, nanA, nanB bool) bool { return a == b || (nanA && nanB) }
-
 func TestHalfConversions(t *testing.T) {
 	initF16tab()
 	r := rand.New(rand.NewSource(1))

@@ -21,11 +21,10 @@ const (
 	srcSemTS2xSource = "SEMANTICS.md §8.1 and after §12 ([S] csrc/cpu/reducer.h: init lowest(), strict >, mask to 0)"
 )
 
-// exAdd32, exMul32 and exDiv32 are float32 operations done at run time: one
+// exAdd32 and exMul32 are float32 operations done at run time: one
 // IEEE rounding, as a float32 kernel does, never exact constant arithmetic.
 func exAdd32(a, b float32) float32 { return a + b }
 func exMul32(a, b float32) float32 { return a * b }
-func exDiv32(a, b float32) float32 { return a / b }
 
 // exSum64 folds the values left to right in float64, rounding every step.
 func exSum64(v ...float64) float64 {

@@ -747,15 +747,3 @@ func (a *elemAllowed) hull(dt scatter.DType) (lo, hi aval, ok bool) {
 	}
 	return lo, hi, true
 }
-
-// exact reports whether the set is one value (or one value with both
-// zeros), so that lo and hi say everything.
-func (a *elemAllowed) exact(dt scatter.DType) bool {
-	if a.any || a.unverified || a.hasRange {
-		return false
-	}
-	if len(a.vals) == 1 {
-		return true
-	}
-	return len(a.vals) == 2 && dt.IsFloat() && a.vals[0].f == 0 && a.vals[1].f == 0
-}
