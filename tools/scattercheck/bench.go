@@ -12,10 +12,7 @@ import (
 	"time"
 
 	"github.com/scatterconf/scatter"
-	"github.com/scatterconf/scatter/cuda"
-	"github.com/scatterconf/scatter/optimized"
 	"github.com/scatterconf/scatter/protocol"
-	"github.com/scatterconf/scatter/reference"
 	"github.com/scatterconf/scatter/workload"
 )
 
@@ -60,32 +57,23 @@ const (
 	memcpyMinBytes = 64 << 10
 )
 
-// builtinNames are the names of the built-in backends for -targets, in
-// the order of builtin().
-var builtinNames = []string{"reference", "optimized", "optimized-deterministic", "cuda"}
-
-// builtinName is the -targets name of a backend of builtin(): its Info's
-// name, with "-deterministic" for the deterministic optimized backend.
-func builtinName(b scatter.Backend) string {
-	info := b.Info()
-	if info.Name == "optimized" && info.Deterministic {
-		return "optimized-deterministic"
+// builtinNames are the -targets names of the built-in backends, in the
+// order of builtins.
+var builtinNames = func() []string {
+	ns := make([]string, len(builtins))
+	for i, b := range builtins {
+		ns[i] = b.name
 	}
-	return info.Name
-}
+	return ns
+}()
 
 // builtinNamed returns the built-in backend called name (one of
-// builtinNames) under profile p, as builtin() makes it, or nil.
+// builtinNames) under profile p, or nil.
 func builtinNamed(name string, p scatter.Profile) scatter.Backend {
-	switch name {
-	case "reference":
-		return reference.New(p)
-	case "optimized":
-		return optimized.New(p)
-	case "optimized-deterministic":
-		return optimized.New(p, optimized.Deterministic())
-	case "cuda":
-		return cuda.New(p) // unavailable without a GPU: reported so
+	for _, b := range builtins {
+		if b.name == name {
+			return b.make(p)
+		}
 	}
 	return nil
 }

@@ -287,6 +287,17 @@ func TestBenchUnsupportedOnly(t *testing.T) {
 	}
 }
 
+// builtinName is the name a built-in backend's Info gives it: its name,
+// with "-deterministic" for the deterministic optimized backend.
+func builtinName(b scatter.Backend) string {
+	info := b.Info()
+	if info.Name == "optimized" && info.Deterministic {
+		return "optimized-deterministic"
+	}
+	return info.Name
+}
+
+// Every built-in is registered under the name its Info gives it.
 func TestBuiltinNames(t *testing.T) {
 	for _, p := range scatter.Profiles {
 		var names []string

@@ -178,14 +178,26 @@ func parseOps(s string) ([]scatter.Op, error) {
 	return ops, nil
 }
 
+// builtins are the backends this module ships, by their -targets names
+// (scattercheck bench), in the order the gate runs them.
+var builtins = []struct {
+	name string
+	make func(scatter.Profile) scatter.Backend
+}{
+	{"reference", func(p scatter.Profile) scatter.Backend { return reference.New(p) }},
+	{"optimized", func(p scatter.Profile) scatter.Backend { return optimized.New(p) }},
+	{"optimized-deterministic", func(p scatter.Profile) scatter.Backend { return optimized.New(p, optimized.Deterministic()) }},
+	// unavailable without a GPU: skipped (reported) with the reason
+	{"cuda", func(p scatter.Profile) scatter.Backend { return cuda.New(p) }},
+}
+
 // builtin returns the backends this module ships, under profile p.
 func builtin(p scatter.Profile) []scatter.Backend {
-	return []scatter.Backend{
-		reference.New(p),
-		optimized.New(p),
-		optimized.New(p, optimized.Deterministic()),
-		cuda.New(p), // unavailable without a GPU: skipped with the reason
+	bs := make([]scatter.Backend, len(builtins))
+	for i, b := range builtins {
+		bs[i] = b.make(p)
 	}
+	return bs
 }
 
 // runGate is the gate command: it runs the suite and returns the exit
