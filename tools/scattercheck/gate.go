@@ -104,7 +104,15 @@ func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 			return nil, err
 		}
 		if *labels != "" {
-			cfg.labels = splitList(*labels)
+			if cfg.labels = splitList(*labels); cfg.labels == nil {
+				return nil, fmt.Errorf("-labels %q names no label", *labels)
+			}
+			if err := checkLabels(cfg.labels); err != nil {
+				return nil, err
+			}
+		}
+		if len(splitList(*suites)) == 0 {
+			return nil, fmt.Errorf("-suites %q names no part (want some of %s)", *suites, strings.Join(allSuites, ", "))
 		}
 		for _, s := range splitList(*suites) {
 			if !slices.Contains(allSuites, s) {
@@ -154,7 +162,7 @@ func parseProfiles(s string, impl bool) ([]scatter.Profile, error) {
 	}
 	p, err := scatter.ParseProfile(s)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("unknown -profile %q (want one of %s)", s, profileNames())
 	}
 	return []scatter.Profile{p}, nil
 }
@@ -163,17 +171,20 @@ func parseOps(s string) ([]scatter.Op, error) {
 	if s == "" {
 		return nil, nil
 	}
+	var names []string
+	for _, o := range scatter.Ops {
+		names = append(names, string(o))
+	}
 	var ops []scatter.Op
 	for _, name := range splitList(s) {
 		op := scatter.Op(name)
 		if !slices.Contains(scatter.Ops, op) {
-			var names []string
-			for _, o := range scatter.Ops {
-				names = append(names, string(o))
-			}
-			return nil, fmt.Errorf("unknown operation %q (want some of %s)", name, strings.Join(names, ", "))
+			return nil, fmt.Errorf("-ops: unknown operation %q (want some of %s)", name, strings.Join(names, ", "))
 		}
 		ops = append(ops, op)
+	}
+	if ops == nil {
+		return nil, fmt.Errorf("-ops %q names no operation (want some of %s)", s, strings.Join(names, ", "))
 	}
 	return ops, nil
 }
@@ -219,6 +230,10 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scattercheck:", err)
 		return 2
 	}
+	if err := checkOutputs(cfg); err != nil {
+		fmt.Fprintln(stderr, "scattercheck:", err)
+		return 2
+	}
 	var xf *xfailList
 	if cfg.xfailPath != "" {
 		if xf, err = loadXfail(cfg.xfailPath); err != nil {
@@ -228,6 +243,7 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	}
 
 	var runs []*runReport
+	unavailable := map[*runReport]bool{} // built-in backends unavailable here (no GPU)
 	if cfg.impl != "" {
 		runs = runImpl(cfg)
 	} else {
@@ -243,14 +259,20 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 					c.level = scatter.Strict
 					bcfg = &c
 				}
-				runs = append(runs, runTarget(b, nil, bcfg, p))
+				r := runTarget(b, nil, bcfg, p)
+				if b.Info().Unavailable != "" {
+					unavailable[r] = true
+				}
+				runs = append(runs, r)
 			}
 		}
 	}
+	var warnings []string
 	for _, r := range runs {
-		r.applyXfail(xf)
+		warnings = append(warnings, r.applyXfail(xf)...)
 	}
-	warnings := xf.unmatched()
+	warnings = append(warnings, xf.unmatched()...)
+	nothing := checkNothingPassed(runs, unavailable)
 	if cfg.reproDir != "" {
 		for _, r := range runs {
 			if err := r.writeRepros(cfg.reproDir); err != nil {
@@ -282,7 +304,11 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if !ok {
-		fmt.Fprintln(stdout, "\nFAIL: the implementation does not conform")
+		fmt.Fprintln(stdout)
+		for _, n := range nothing {
+			fmt.Fprintln(stdout, "FAIL:", n)
+		}
+		fmt.Fprintln(stdout, "FAIL: the implementation does not conform")
 		return 1
 	}
 	fmt.Fprintln(stdout, "\nPASS: conforms")

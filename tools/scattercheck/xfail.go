@@ -133,11 +133,14 @@ func (l *xfailList) unmatched() []string {
 }
 
 // applyXfail turns the failures the list expects into XFAIL and the passes
-// it expects to fail into XPASS.
-func (r *runReport) applyXfail(l *xfailList) {
+// it expects to fail into XPASS. A failure that no entry can excuse (the
+// implementation did not start or crashed, the gate gave up on it) stays a
+// failure; the warnings returned name each entry that matched one.
+func (r *runReport) applyXfail(l *xfailList) []string {
 	if l == nil {
-		return
+		return nil
 	}
+	var ws []string
 	for _, cr := range r.Cases {
 		e := l.match(cr.ID)
 		if e == nil {
@@ -145,9 +148,15 @@ func (r *runReport) applyXfail(l *xfailList) {
 		}
 		switch cr.Status {
 		case stFail, stUnsup:
+			if cr.Failure != nil && !excusable(cr.Failure.Kind) {
+				ws = append(ws, fmt.Sprintf("%s:%d: xfail entry %q matches %s, a %s failure, which an expected failure cannot excuse",
+					l.path, e.line, e.pattern, cr.ID, cr.Failure.Kind))
+				continue
+			}
 			cr.Status, cr.Reason = stXfail, e.reason
 		case stPass:
 			cr.Status, cr.Reason = stXpass, e.reason
 		}
 	}
+	return ws
 }

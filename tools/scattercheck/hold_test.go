@@ -1,0 +1,104 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Tests that a run tells the truth when there is nothing to judge, and
+// that a mistyped command line is refused before anything runs.
+
+// TestNothingPassedFails: a run in which no case passed does not pass,
+// whatever the reason, and says why.
+func TestNothingPassedFails(t *testing.T) {
+	dir := t.TempDir()
+	star := filepath.Join(dir, "xfail")
+	if err := os.WriteFile(star, []byte("*\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		// the implementation never starts: an xfail entry cannot excuse it
+		{"no start, xfail *", []string{"-impl", "false", "-xfail", star}, "cannot excuse"},
+		// every case an expected failure
+		{"all xfail", []string{"-impl", "false", "-xfail", star, "-suites", "spec"}, "no case passed"},
+		// the parts asked for hold nothing for these operations
+		{"nothing run", []string{"-ops", "gather", "-suites", "random", "-checks", "0", "-profile", "torch-2"}, "no case passed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errb := runCmd(t, nil, c.args...)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1\n%s%s", code, out, errb)
+			}
+			if strings.Contains(out, "PASS: conforms") {
+				t.Errorf("the run reads as a pass:\n%s", out)
+			}
+			if !strings.Contains(out, c.want) {
+				t.Errorf("the output does not say %q:\n%s", c.want, out)
+			}
+		})
+	}
+}
+
+// TestFlagsMatchingNothing: -labels, -ops, -suites and -profile values
+// that match nothing are usage errors naming the valid values.
+func TestFlagsMatchingNothing(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // a valid value the error names
+	}{
+		{[]string{"-labels", "no_such_label"}, "scatter_reduce"},
+		{[]string{"-labels", "float16,no_such_label"}, "bfloat16"},
+		{[]string{"-labels", ","}, "no label"},
+		{[]string{"-ops", "nosuch"}, "index_reduce"},
+		{[]string{"-ops", ","}, "gather"},
+		{[]string{"-suites", ""}, "fixtures"},
+		{[]string{"-suites", "nosuch"}, "properties"},
+		{[]string{"-profile", "torch-3"}, "torch-1.13"},
+		{[]string{"-profile", "torch-3"}, "all"},
+	} {
+		code, out, errb := runCmd(t, nil, c.args...)
+		if code != 2 {
+			t.Errorf("%q: exit %d, want 2\n%s%s", c.args, code, out, errb)
+			continue
+		}
+		if !strings.Contains(errb, c.want) {
+			t.Errorf("%q: the error does not name %q:\n%s", c.args, c.want, errb)
+		}
+		if out != "" {
+			t.Errorf("%q: something ran:\n%s", c.args, out)
+		}
+	}
+}
+
+// TestOutputPathsCheckedFirst: an unwritable -json, -junit or -repro-dir
+// is a usage error before anything runs.
+func TestOutputPathsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"-json", filepath.Join(dir, "nosuch", "r.json")},
+		{"-junit", filepath.Join(dir, "nosuch", "r.xml")},
+		{"-json", dir},
+		{"-repro-dir", filepath.Join(file, "sub")},
+		{"-repro-dir", file},
+	} {
+		// the whole suite would take a minute: a usage error comes at once
+		code, out, errb := runCmd(t, nil, append(args, "-profile", "torch-2")...)
+		if code != 2 {
+			t.Errorf("%q: exit %d, want 2\n%s%s", args, code, out, errb)
+			continue
+		}
+		if out != "" || !strings.Contains(errb, args[0]) {
+			t.Errorf("%q: stdout %q, stderr %q", args, out, errb)
+		}
+	}
+}
