@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/scatterconf/scatter"
@@ -20,7 +22,7 @@ const (
 	KindTimeout = "timeout" // no answer within the request's timeout
 	KindCrash   = "crash"   // the implementation exited or closed its output
 	KindGarbage = "garbage" // the answer was not a valid answer to the request
-	KindClosed  = "closed"  // the Client was closed
+	KindClosed  = "closed"  // the Client was closed or terminated, or its context is done
 )
 
 // ProcessError is a request that the implementation did not answer
@@ -58,8 +60,11 @@ const (
 	DefaultTimeout      = time.Minute
 	DefaultStartTimeout = 2 * time.Minute
 	DefaultStderrTail   = 64 << 10
-	closeGrace          = 2 * time.Second
-	crashGrace          = time.Second
+	// DefaultKillGrace is how long a process group has, after SIGTERM,
+	// before SIGKILL.
+	DefaultKillGrace = time.Second
+	closeGrace       = 2 * time.Second
+	crashGrace       = time.Second
 )
 
 // ClientOptions configure a Client. The zero value is the defaults.
@@ -79,6 +84,19 @@ type ClientOptions struct {
 	// Stderr, if not nil, also receives everything the implementation
 	// writes to its standard error.
 	Stderr io.Writer
+	// KillGrace is how long the implementation's process group has to
+	// exit after SIGTERM before SIGKILL (0: DefaultKillGrace).
+	KillGrace time.Duration
+	// Context, if not nil, ends the Client when it is done, as Terminate
+	// does: a start or request in flight fails with KindClosed.
+	Context context.Context
+}
+
+func (o ClientOptions) killGrace() time.Duration {
+	if o.KillGrace > 0 {
+		return o.KillGrace
+	}
+	return DefaultKillGrace
 }
 
 func (o ClientOptions) timeout() time.Duration {
@@ -105,10 +123,21 @@ func (o ClientOptions) startTimeout() time.Duration {
 // Client runs an outside implementation of the protocol as a child process
 // (sh -c command) and is itself a scatter.Backend. Requests go one at a
 // time; a Client is safe for concurrent use.
+//
+// The implementation runs in a process group of its own. Whenever the
+// Client ends a process (a timeout, a crash, garbage, Close, Terminate,
+// the Context done) it ends the whole group: SIGTERM, then SIGKILL after
+// KillGrace, so that nothing the implementation started outlives it.
 type Client struct {
 	command string
 	opts    ClientOptions
 	stderr  *tailWriter
+
+	// live is the running process, for Terminate (which does not wait for
+	// mu); terminated is set by Terminate.
+	live       atomic.Pointer[child]
+	terminated atomic.Bool
+	stopCtx    func() bool
 
 	mu       sync.Mutex
 	p        *child // nil: not running; started before the next request
@@ -127,8 +156,15 @@ var _ scatter.Backend = (*Client)(nil)
 // StartTimeout.
 func NewClient(command string, opts ClientOptions) (*Client, error) {
 	c := &Client{command: command, opts: opts, stderr: &tailWriter{max: DefaultStderrTail, tee: opts.Stderr}}
+	if opts.Context != nil {
+		c.stopCtx = context.AfterFunc(opts.Context, c.Terminate)
+	}
 	hello, err := c.start()
 	if err != nil {
+		if c.stopCtx != nil {
+			c.stopCtx()
+		}
+		c.Terminate()
 		return nil, err
 	}
 	c.info = hello.Info()
@@ -221,17 +257,40 @@ func (c *Client) Bench(call scatter.Call, repeat int) ([]float64, error) {
 }
 
 // Close closes the implementation's standard input, waits a little for it
-// to exit, and kills it if it does not. Later requests fail with
+// to exit, and then ends its process group (SIGTERM, then SIGKILL after
+// KillGrace), whatever is left of it. Later requests fail with
 // KindClosed.
 func (c *Client) Close() error {
+	if c.stopCtx != nil {
+		c.stopCtx()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closed = true
 	if c.p != nil {
-		c.p.stop(closeGrace)
+		c.p.stop(closeGrace, c.opts.killGrace())
 		c.p = nil
+		c.live.Store(nil)
 	}
 	return nil
+}
+
+// Terminate ends the implementation's process group now (SIGTERM, then
+// SIGKILL after KillGrace) and returns once it is gone. It does not wait
+// for a request in flight, which fails with KindClosed, and may be called
+// from any goroutine (a signal handler, say). Later requests, and
+// restarts, fail with KindClosed.
+func (c *Client) Terminate() {
+	c.terminated.Store(true)
+	if p := c.live.Load(); p != nil {
+		p.terminate(c.opts.killGrace())
+	}
+}
+
+// isTerminated reports whether Terminate was called or the Context is
+// done.
+func (c *Client) isTerminated() bool {
+	return c.terminated.Load() || c.opts.Context != nil && c.opts.Context.Err() != nil
 }
 
 func (c *Client) id() int64 {
@@ -243,7 +302,7 @@ func (c *Client) id() int64 {
 // if needed. Any failure is a *ProcessError, after which the process is
 // gone.
 func (c *Client) request(line []byte, id int64, op string, timeout time.Duration) (Answer, error) {
-	if c.closed {
+	if c.closed || c.isTerminated() {
 		return Answer{}, &ProcessError{Kind: KindClosed, Command: c.command, Op: op, ID: id, Detail: "the client is closed"}
 	}
 	if c.p == nil {
@@ -272,11 +331,18 @@ func (c *Client) start() (Answer, error) {
 		return Answer{}, startErr(err.Error())
 	}
 	c.p = p
+	c.live.Store(p)
+	if c.isTerminated() { // Terminate may have missed p
+		c.kill()
+		return Answer{}, &ProcessError{Kind: KindClosed, Command: c.command, Op: OpHello, Detail: "the client is closed", Stderr: c.stderr.String()}
+	}
 	const id = 0 // the first request to a process is always {"id":0,"op":"hello","protocol":1}
 	ans, err := c.roundTrip(EncodeHello(id), id, OpHello, c.opts.startTimeout())
 	if err != nil {
 		pe := err.(*ProcessError)
-		pe.Kind, pe.Detail = KindStart, "hello: "+pe.Kind+": "+pe.Detail
+		if pe.Kind != KindClosed {
+			pe.Kind, pe.Detail = KindStart, "hello: "+pe.Kind+": "+pe.Detail
+		}
 		return Answer{}, pe
 	}
 	var detail string
@@ -339,6 +405,9 @@ func (c *Client) roundTrip(line []byte, id int64, op string, timeout time.Durati
 // fail kills the process and returns a *ProcessError; a crash waits a
 // little for the exit status.
 func (c *Client) fail(kind string, id int64, op, detail string) error {
+	if c.isTerminated() {
+		kind, detail = KindClosed, "the client was terminated while the request was in flight"
+	}
 	if c.p == nil {
 		return &ProcessError{Kind: kind, Command: c.command, Op: op, ID: id, Detail: detail, Stderr: c.stderr.String()}
 	}
@@ -346,10 +415,11 @@ func (c *Client) fail(kind string, id int64, op, detail string) error {
 	if kind == KindCrash {
 		grace = crashGrace
 	}
-	if status := c.p.stop(grace); status != "" {
+	if status := c.p.stop(grace, c.opts.killGrace()); status != "" {
 		detail += " (" + status + ")"
 	}
 	c.p = nil
+	c.live.Store(nil)
 	// stop waited for the child's standard error to be copied.
 	pe := &ProcessError{Kind: kind, Command: c.command, Op: op, ID: id, Detail: detail, Stderr: c.stderr.String()}
 	c.stderr.note(fmt.Sprintf("%s on request %d (%s): %s", kind, id, op, detail))
@@ -358,17 +428,26 @@ func (c *Client) fail(kind string, id int64, op, detail string) error {
 
 func (c *Client) kill() {
 	if c.p != nil {
-		c.p.stop(0)
+		c.p.stop(0, c.opts.killGrace())
 		c.p = nil
+		c.live.Store(nil)
 	}
 }
 
-// child is one running implementation process.
+// child is one running implementation process, the leader of its own
+// process group.
 type child struct {
 	cmd    *exec.Cmd
 	stdin  *os.File // our end of its standard input
 	stdout *os.File // our end of its standard output
 	br     *bufio.Reader
+
+	stderr  *os.File // our end of its standard error, copied into the Client's tail
+
+	exited    chan struct{} // closed once cmd.Wait has returned
+	waitErr   error         // cmd.Wait's error, once exited is closed
+	errCopied chan struct{} // closed once its standard error is all copied
+	ended     sync.Once     // the group's termination, done once
 }
 
 func startChild(command string, opts ClientOptions, stderr io.Writer) (*child, error) {
@@ -382,44 +461,101 @@ func startChild(command string, opts ClientOptions, stderr io.Writer) (*child, e
 		inW.Close()
 		return nil, err
 	}
+	// Standard error goes through a pipe of our own, copied in bounded
+	// chunks, so that cmd.Wait returns when the process exits even while
+	// something it started still holds the pipe.
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
 	cmd := exec.Command("sh", "-c", command)
 	cmd.Env = append(os.Environ(), opts.Env...)
 	cmd.Dir = opts.Dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
-	cmd.WaitDelay = time.Second
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	setProcessGroup(cmd)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
+	errW.Close()
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		errR.Close()
 		return nil, err
 	}
-	return &child{cmd: cmd, stdin: inW, stdout: outR, br: bufio.NewReaderSize(outR, 64<<10)}, nil
+	p := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, br: bufio.NewReaderSize(outR, 64<<10),
+		exited: make(chan struct{}), errCopied: make(chan struct{})}
+	go func() {
+		io.CopyBuffer(stderr, errR, make([]byte, 32<<10))
+		close(p.errCopied)
+	}()
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
 }
 
-// stop closes the child's standard input, gives it grace to exit, kills
-// its process group otherwise, and returns how it ended.
-func (p *child) stop(grace time.Duration) string {
+// stop closes the child's standard input, gives it grace to exit, then
+// ends its process group (terminate) and returns how the child ended.
+func (p *child) stop(grace, killGrace time.Duration) string {
 	p.stdin.Close()
-	done := make(chan error, 1)
-	if grace <= 0 {
-		killProcessGroup(p.cmd)
+	if grace > 0 {
+		select {
+		case <-p.exited:
+		case <-time.After(grace):
+		}
 	}
-	go func() { done <- p.cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(grace):
-		killProcessGroup(p.cmd)
-		err = <-done
-	}
-	p.stdout.Close()
-	if err == nil {
+	p.terminate(killGrace)
+	if p.waitErr == nil {
 		return "exit status 0"
 	}
-	return err.Error()
+	return p.waitErr.Error()
+}
+
+// terminate ends the child's whole process group, whatever is left of it:
+// SIGTERM, then SIGKILL once killGrace has passed with a process of the
+// group still there. It returns once the child has been waited for; a
+// second call waits for the first.
+func (p *child) terminate(killGrace time.Duration) {
+	p.ended.Do(func() {
+		signalGroup(p.cmd, false)
+		deadline := time.Now().Add(killGrace)
+		for {
+			select {
+			case <-p.exited:
+				if !groupAlive(p.cmd) {
+					p.closePipes()
+					return
+				}
+			default:
+			}
+			if time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		signalGroup(p.cmd, true)
+		<-p.exited
+		p.closePipes()
+	})
+}
+
+// closePipes closes our ends of the pipes once the group is gone, after
+// the last of its standard error is copied (a little while at most: a
+// process outside the group may hold the pipe).
+func (p *child) closePipes() {
+	p.stdin.Close()
+	p.stdout.Close()
+	select {
+	case <-p.errCopied:
+	case <-time.After(time.Second):
+	}
+	p.stderr.Close()
 }
 
 // tailWriter keeps the last max bytes written to it.

@@ -1,0 +1,142 @@
+//go:build unix
+
+package protocol
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/scatterconf/scatter"
+)
+
+// Tests that nothing an implementation starts outlives the Client: the
+// implementation spawns a grandchild (a sleep in the background, which
+// ignores SIGTERM in one case), and whichever way the Client ends the
+// process, the grandchild is gone too.
+
+// spawning returns a command that starts a grandchild writing its pid to
+// a file, then runs the helper in mode; and a function that waits for the
+// pid file.
+func spawning(t *testing.T, mode string, ignoreTerm bool) (string, func() int) {
+	t.Helper()
+	pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
+	trap := ""
+	if ignoreTerm {
+		trap = `trap "" TERM; `
+	}
+	// the grandchild writes its own pid, then becomes a sleep
+	cmd := "sh -c '" + trap + "echo $$ > " + pidFile + "; exec sleep 300' & " +
+		"export " + helperEnv + "=" + mode + "; " + helperCommand()
+	return cmd, func() int {
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			b, err := os.ReadFile(pidFile)
+			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil && pid > 0 {
+				return pid
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatal("the grandchild did not write its pid")
+		return 0
+	}
+}
+
+// alive reports whether pid is a process that has not exited (a zombie
+// waiting for its parent counts as gone).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true // no /proc: kill says it is there
+	}
+	// the state is the field after the command's closing parenthesis
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z'
+	}
+	return true
+}
+
+func waitGone(t *testing.T, what string, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("%s (pid %d) outlived the Client", what, pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestClientEndsTheProcessGroup(t *testing.T) {
+	gather := scatter.Gather{Input: scatter.FromSlice([]float32{1, 2}, 2), Index: scatter.FromSlice([]int64{1}, 1)}
+	for _, c := range []struct {
+		name       string
+		mode       string
+		ignoreTerm bool
+		end        func(t *testing.T, c *Client)
+	}{
+		{"close", "serve", false, func(t *testing.T, c *Client) { c.Close() }},
+		{"close, grandchild ignores SIGTERM", "serve", true, func(t *testing.T, c *Client) { c.Close() }},
+		{"terminate", "serve", false, func(t *testing.T, c *Client) { c.Terminate() }},
+		{"timeout", "stall", false, func(t *testing.T, c *Client) {
+			if _, err := c.Run(gather); !isKind(err, KindTimeout) {
+				t.Errorf("a stalled request: %v, want a timeout", err)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cmd, pid := spawning(t, c.mode, c.ignoreTerm)
+			cl, err := NewClient(cmd, ClientOptions{Timeout: 300 * time.Millisecond, KillGrace: 200 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			gpid := pid()
+			leader := cl.live.Load().cmd.Process.Pid
+			c.end(t, cl)
+			waitGone(t, "the implementation", leader)
+			waitGone(t, "its grandchild", gpid)
+		})
+	}
+}
+
+// TestClientContextEndsAStart: a context done while the implementation
+// has not answered its hello ends it and its grandchild; NewClient fails
+// with KindClosed.
+func TestClientContextEndsAStart(t *testing.T) {
+	cmd, pid := spawning(t, "silent", false)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := NewClient(cmd, ClientOptions{Context: ctx, KillGrace: 200 * time.Millisecond})
+		done <- err
+	}()
+	gpid := pid()
+	cancel()
+	select {
+	case err := <-done:
+		if !isKind(err, KindClosed) {
+			t.Errorf("NewClient: %v, want %s", err, KindClosed)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("NewClient did not return after the context was done")
+	}
+	waitGone(t, "its grandchild", gpid)
+}
+
+func isKind(err error, kind string) bool {
+	var pe *ProcessError
+	return errors.As(err, &pe) && pe.Kind == kind
+}
