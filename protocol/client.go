@@ -442,7 +442,7 @@ type child struct {
 	stdout *os.File // our end of its standard output
 	br     *bufio.Reader
 
-	stderr  *os.File // our end of its standard error, copied into the Client's tail
+	stderr *os.File // our end of its standard error, copied into the Client's tail
 
 	exited    chan struct{} // closed once cmd.Wait has returned
 	waitErr   error         // cmd.Wait's error, once exited is closed
