@@ -16,9 +16,10 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/scatterconf/scatter"
-	"github.com/scatterconf/scatter/fixtures/casefile"
+	"github.com/scatterconf/scatter/callgen"
 	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/reference"
+	"github.com/scatterconf/scatter/repro"
 )
 
 // defaultChecks is the live test's budget: random calls over all
@@ -32,17 +33,6 @@ var opWeight = map[scatter.Op]int{
 	scatter.OpGather: 2, scatter.OpTorchScatterAdd: 2, scatter.OpTorchScatter: 3,
 	scatter.OpTensorScatter: 2, scatter.OpTensorGather: 2,
 }
-
-// rapidSource draws from rapid, so that rapid can shrink the call.
-type rapidSource struct{ t *rapid.T }
-
-func (s rapidSource) Intn(n int) int {
-	if n <= 1 {
-		return 0
-	}
-	return rapid.IntRange(0, n-1).Draw(s.t, "n")
-}
-func (s rapidSource) Uint64() uint64 { return rapid.Uint64().Draw(s.t, "bits") }
 
 // torchPython finds a Python that imports torch and numpy:
 // $SCATTER_TORCH_PYTHON, else the system interpreter /usr/bin/python3,
@@ -168,12 +158,11 @@ func TestLive(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			combos := Combos(op)
+			combos := callgen.Combos(op)
 			rapid.Check(t, func(rt *rapid.T) {
-				src := rapidSource{rt}
-				combo := combos[src.Intn(len(combos))]
-				large := src.Intn(100) >= 98
-				call := Gen(src, combo, Options{Large: large})
+				combo := combos[rapid.IntRange(0, len(combos)-1).Draw(rt, "combo")]
+				large := rapid.IntRange(0, 99).Draw(rt, "large") >= 98
+				call := callgen.ComboCall(callgen.Rapid(rt), combo, callgen.ComboOptions{Large: large})
 				res, err := c.Run(call)
 				var pe *protocol.ProcessError
 				switch {
@@ -212,6 +201,6 @@ func Report(call scatter.Call, res scatter.Result, err error) string {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "PyTorch snippet (run from the module root):\n%s", casefile.Snippet(call))
+	fmt.Fprintf(&b, "PyTorch snippet (run from the module root):\n%s", repro.Program(call))
 	return b.String()
 }

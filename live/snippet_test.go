@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/scatterconf/scatter"
-	"github.com/scatterconf/scatter/fixtures/casefile"
+	"github.com/scatterconf/scatter/callgen"
+	"github.com/scatterconf/scatter/repro"
 )
 
 // TestSnippets runs the PyTorch snippets that failure reports print for
@@ -31,13 +32,13 @@ func TestSnippets(t *testing.T) {
 	var script strings.Builder
 	script.WriteString("import warnings\nwarnings.filterwarnings('ignore')\n")
 	for _, op := range scatter.Ops {
-		combos := Combos(op)
+		combos := callgen.Combos(op)
 		for i := range 8 {
-			call := Gen(RandSource(r), combos[(i*7)%len(combos)], Options{})
+			call := callgen.ComboCall(callgen.Rand(r), combos[(i*7)%len(combos)], callgen.ComboOptions{})
 			_, err := c.Run(call)
 			calls = append(calls, call)
 			fails = append(fails, err != nil)
-			fmt.Fprintf(&script, "exec(%q, {})\nprint('@@end@@')\n", casefile.Snippet(call))
+			fmt.Fprintf(&script, "exec(%q, {})\nprint('@@end@@')\n", repro.Program(call))
 		}
 	}
 	cmd := exec.Command(py, "-c", script.String())
@@ -55,7 +56,7 @@ func TestSnippets(t *testing.T) {
 		last := o[strings.LastIndexByte(o, '\n')+1:]
 		raised := strings.HasPrefix(last, "AdapterError ") || strings.Contains(strings.SplitN(last, " ", 2)[0], "Error")
 		if strings.Contains(o, "NameError") || strings.Contains(o, "SyntaxError") || raised != fails[i] {
-			t.Errorf("snippet %d printed %q; the adapter failed: %v\n%s", i, o, fails[i], casefile.Snippet(call))
+			t.Errorf("snippet %d printed %q; the adapter failed: %v\n%s", i, o, fails[i], repro.Program(call))
 		}
 	}
 }

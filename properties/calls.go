@@ -160,7 +160,7 @@ func diffTensorBits(before, after scatter.Tensor) string {
 	var bad []string
 	count := 0
 	for i := 0; i < nb; i++ {
-		if bitsAt(before.Data, i) == bitsAt(after.Data, i) {
+		if scatter.BitsAt(before.Data, i) == scatter.BitsAt(after.Data, i) {
 			continue
 		}
 		count++
@@ -177,36 +177,6 @@ func diffTensorBits(before, after scatter.Tensor) string {
 		return ""
 	}
 	return fmt.Sprintf("%d backing elements changed: %s", count, strings.Join(bad, "; "))
-}
-
-// bitsAt returns the bit pattern of element i.
-func bitsAt(data any, i int) uint64 {
-	switch d := data.(type) {
-	case []bool:
-		if d[i] {
-			return 1
-		}
-		return 0
-	case []uint8:
-		return uint64(d[i])
-	case []int8:
-		return uint64(d[i])
-	case []int16:
-		return uint64(d[i])
-	case []int32:
-		return uint64(d[i])
-	case []int64:
-		return uint64(d[i])
-	case []scatter.Float16:
-		return uint64(d[i])
-	case []scatter.BFloat16:
-		return uint64(d[i])
-	case []float32:
-		return uint64(math.Float32bits(d[i]))
-	case []float64:
-		return math.Float64bits(d[i])
-	}
-	return 0
 }
 
 // isNaNAt reports whether element i is a NaN.
@@ -266,7 +236,7 @@ func elemsEqual(a any, i int, b any, j int, zeroSign bool) bool {
 			return true
 		}
 	}
-	return bitsAt(a, i) == bitsAt(b, j)
+	return scatter.BitsAt(a, i) == scatter.BitsAt(b, j)
 }
 
 // compareMode is how two results are compared.
@@ -299,7 +269,7 @@ func diffTensors(got, want scatter.Tensor, mode compareMode) string {
 		var eq bool
 		switch mode {
 		case sameBits:
-			eq = bitsAt(got.Data, gp[k]) == bitsAt(want.Data, wp[k])
+			eq = scatter.BitsAt(got.Data, gp[k]) == scatter.BitsAt(want.Data, wp[k])
 		default:
 			eq = elemsEqual(got.Data, gp[k], want.Data, wp[k], mode == sameSigns)
 		}
@@ -323,12 +293,12 @@ func formatBits(data any, i int) string {
 	s := scatter.FormatAt(data, i)
 	switch d := data.(type) {
 	case []scatter.Float16, []scatter.BFloat16:
-		s += fmt.Sprintf(" (0x%04x)", bitsAt(d, i))
+		s += fmt.Sprintf(" (0x%04x)", scatter.BitsAt(d, i))
 	case []float32:
-		s += fmt.Sprintf(" (0x%08x)", bitsAt(d, i))
+		s += fmt.Sprintf(" (0x%08x)", scatter.BitsAt(d, i))
 	case []float64:
 		if math.IsNaN(d[i]) || d[i] == 0 {
-			s += fmt.Sprintf(" (0x%016x)", bitsAt(d, i))
+			s += fmt.Sprintf(" (0x%016x)", scatter.BitsAt(d, i))
 		}
 	}
 	return s

@@ -16,6 +16,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/callgen"
 )
 
 // Target is a backend to check and the truth it is judged against.
@@ -92,18 +93,18 @@ type Budget struct {
 // tierParams are a tier's numbers.
 type tierParams struct {
 	checks int
-	cfg    genConfig
+	cfg    callgen.Options // the sizes and faults of the tier
 }
 
 func (t Tier) params() tierParams {
 	switch t {
 	case TierShort:
-		return tierParams{checks: 20, cfg: genConfig{maxElems: 256, boundaries: []int{31, 32, 33}, errorPct: 15}}
+		return tierParams{checks: 20, cfg: callgen.Options{MaxElements: 256, Boundaries: []int{31, 32, 33}, FaultPercent: 15}}
 	case TierLong:
-		return tierParams{checks: 4000, cfg: genConfig{maxElems: 1 << 17,
-			boundaries: []int{31, 32, 33, 255, 256, 257, 65535, 65536, 65537}, errorPct: 15}}
+		return tierParams{checks: 4000, cfg: callgen.Options{MaxElements: 1 << 17,
+			Boundaries: []int{31, 32, 33, 255, 256, 257, 65535, 65536, 65537}, FaultPercent: 15}}
 	}
-	return tierParams{checks: 400, cfg: genConfig{maxElems: 4096, boundaries: []int{31, 32, 33, 255, 256, 257}, errorPct: 15}}
+	return tierParams{checks: 400, cfg: callgen.Options{MaxElements: 4096, Boundaries: []int{31, 32, 33, 255, 256, 257}, FaultPercent: 15}}
 }
 
 // EnvTier is the environment variable that chooses the tier of TierAuto:

@@ -153,7 +153,7 @@ func Mutants() []Mutant {
 		"the last index position along dim is never read (an off-by-one loop bound)",
 		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 			drop := func(self, index scatter.Tensor, dim int) scatter.Tensor {
-				d, ok := validDim(dim, self)
+				d, ok := scatter.WrapDim(dim, self.Dim())
 				if !ok || index.Validate() != nil || index.Dim() <= d || index.Shape[d] < 2 {
 					return index
 				}
@@ -217,13 +217,13 @@ func Mutants() []Mutant {
 			default:
 				return b.Run(c)
 			}
-			d, ok := validDim(dim, self)
+			d, ok := scatter.WrapDim(dim, self.Dim())
 			if ok && index.Validate() == nil && index.NumEl() == 0 {
 				if max(index.Dim(), 1) != max(self.Dim(), 1) {
 					return scatter.Result{}, scatter.Errorf(scatter.ErrShapeMismatch, "Index tensor must have the same number of dimensions as self tensor")
 				}
 				for k := range index.Shape {
-					if k != d && index.Shape[k] > sizeAt(self.Shape, k) {
+					if k != d && index.Shape[k] > scatter.SizeAt(self.Shape, k) {
 						return scatter.Result{}, scatter.Errorf(scatter.ErrShapeMismatch, "Expected index %v to be smaller than self %v apart from dimension %d", index.Shape, self.Shape, d)
 					}
 				}
@@ -419,7 +419,7 @@ func Mutants() []Mutant {
 			if _, err := b.Run(c); err != nil {
 				return scatter.Result{}, err
 			}
-			d, _ := validDim(x.Dim, x.Self)
+			d, _ := scatter.WrapDim(x.Dim, x.Self.Dim())
 			if x.Index.Dim() <= d || x.Src.Dim() <= d {
 				return b.Run(c)
 			}
@@ -484,25 +484,13 @@ func Mutants() []Mutant {
 
 // ---- helpers of the mutants ----
 
-// validDim wraps dim against t (0-d as 1-d), reporting whether it is in range.
-func validDim(dim int, t scatter.Tensor) (int, bool) {
-	n := max(t.Dim(), 1)
-	if dim < -n || dim >= n {
-		return 0, false
-	}
-	if dim < 0 {
-		dim += n
-	}
-	return dim, true
-}
-
 // dimSize returns the size of t along dim, or -1 if dim is out of range.
 func dimSize(t scatter.Tensor, dim int) int {
-	d, ok := validDim(dim, t)
+	d, ok := scatter.WrapDim(dim, t.Dim())
 	if !ok || t.Validate() != nil {
 		return -1
 	}
-	return sizeAt(t.Shape, d)
+	return scatter.SizeAt(t.Shape, d)
 }
 
 // mapIndex returns a contiguous copy of an int32/int64 index with f
@@ -513,7 +501,7 @@ func mapIndex(t scatter.Tensor, f func(int64) int64) scatter.Tensor {
 	}
 	c := scatter.CloneTensor(t.Contiguous())
 	for i := 0; i < c.NumEl(); i++ {
-		setInt(c.Data, i, f(intAt(c.Data, i)))
+		scatter.SetInt(c.Data, i, f(scatter.IntAt(c.Data, i)))
 	}
 	return c
 }
@@ -571,7 +559,7 @@ func meanFromSum(b scatter.Backend, x scatter.ScatterReduce, fdiv func(float64, 
 		if n == 0 {
 			continue
 		}
-		cnt := wrapInt(dt, int64(n+incl))
+		cnt := dt.WrapInt(int64(n + incl))
 		if cnt == 0 {
 			cnt = 1
 		}
@@ -579,7 +567,7 @@ func meanFromSum(b scatter.Backend, x scatter.ScatterReduce, fdiv func(float64, 
 		case dt.IsFloat() && fdiv != nil:
 			setFloat(out.Data, p, fdiv(scatter.Float64At(sums.Data, p), int(cnt)))
 		case dt.IsInt() && idiv != nil:
-			setInt(out.Data, p, wrapInt(dt, idiv(intAt(sums.Data, p), cnt)))
+			scatter.SetInt(out.Data, p, dt.WrapInt(idiv(scatter.IntAt(sums.Data, p), cnt)))
 		}
 	}
 	return scatter.Result{Out: out}, nil
@@ -632,7 +620,7 @@ func toInt64(t scatter.Tensor) scatter.Tensor {
 	c := t.Contiguous()
 	out := scatter.Tensor{Shape: c.Shape, Data: make([]int64, c.NumEl())}
 	for i := range out.Data.([]int64) {
-		out.Data.([]int64)[i] = intAt(c.Data, i)
+		out.Data.([]int64)[i] = scatter.IntAt(c.Data, i)
 	}
 	return out
 }
@@ -640,10 +628,10 @@ func toInt64(t scatter.Tensor) scatter.Tensor {
 // saturateTo converts an int64 tensor to an integer dtype, clamping.
 func saturateTo(t scatter.Tensor, dt scatter.DType) scatter.Tensor {
 	c := t.Contiguous()
-	lo, hi := intRange(dt)
+	lo, hi := dt.IntRange()
 	data := scatter.MakeData(dt, c.NumEl())
 	for i := 0; i < c.NumEl(); i++ {
-		setInt(data, i, max(lo, min(hi, intAt(c.Data, i))))
+		scatter.SetInt(data, i, max(lo, min(hi, scatter.IntAt(c.Data, i))))
 	}
 	return scatter.Tensor{Shape: c.Shape, Data: data}
 }

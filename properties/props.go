@@ -8,7 +8,9 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/callgen"
 	"github.com/scatterconf/scatter/reference"
+	"github.com/scatterconf/scatter/repro"
 )
 
 // Family groups the properties by the operations they exercise; each fuzz
@@ -79,7 +81,7 @@ func (p *property) skipReason(info scatter.Info, lvl scatter.Level) string {
 // (and keep allows), simplest first.
 func dtypesFor(info scatter.Info, ops []scatter.Op, keep func(scatter.DType) bool) []scatter.DType {
 	var dts []scatter.DType
-	for _, dt := range dtypeOrder {
+	for _, dt := range callgen.DTypeOrder {
 		ok := keep == nil || keep(dt)
 		for _, op := range ops {
 			ok = ok && info.Claims(op, dt)
@@ -175,7 +177,7 @@ type runCtx struct {
 	target Target
 	info   scatter.Info
 	level  scatter.Level
-	cfg    genConfig
+	cfg    callgen.Options // the tier's sizes and faults
 	prop   *property
 	st     *propState
 }
@@ -221,12 +223,12 @@ func (d drawn) GoString() string { return reference.DescribeCall(d.c) }
 
 // draw draws a call with f on a generator restricted to the property's
 // dtypes; valid asks for no corruption.
-func (c *caseCtx) draw(label string, valid bool, f func(g *gen) scatter.Call) scatter.Call {
-	return c.drawWant(label, valid, want{}, f)
+func (c *caseCtx) draw(label string, valid bool, f func(g *callgen.Drawer) scatter.Call) scatter.Call {
+	return c.drawWant(label, valid, callgen.Want{}, f)
 }
 
 // drawWant is draw with the generators narrowed to w.
-func (c *caseCtx) drawWant(label string, valid bool, w want, f func(g *gen) scatter.Call) scatter.Call {
+func (c *caseCtx) drawWant(label string, valid bool, w callgen.Want, f func(g *callgen.Drawer) scatter.Call) scatter.Call {
 	keep := c.prop.keep
 	info := c.info
 	if keep != nil {
@@ -243,9 +245,16 @@ func (c *caseCtx) drawWant(label string, valid bool, w want, f func(g *gen) scat
 		info.DTypes = dtypesFor(c.info, c.prop.ops, keep)
 	}
 	return rapid.Custom(func(t *rapid.T) drawn {
-		g := &gen{t: t, cfg: c.cfg, prof: c.target.Profile, info: info, valid: valid, want: w}
+		g := c.drawer(t, info, valid, w)
 		return drawn{f(g)}
 	}).Draw(c.rt, label).c
+}
+
+// drawer returns a Drawer of the property's tier for this case's stream.
+func (c *caseCtx) drawer(t *rapid.T, info scatter.Info, valid bool, w callgen.Want) *callgen.Drawer {
+	o := c.cfg
+	o.Profile, o.Claims, o.Valid, o.Want = c.target.Profile, info, valid, w
+	return callgen.New(callgen.Rapid(t), o)
 }
 
 // drawOp draws one of ops that the backend claims (for the property's
@@ -293,7 +302,7 @@ func (c *caseCtx) fail(msg string, calls ...scatter.Call) {
 	fmt.Fprintf(&b, "property %s: backend %s %s (%v, %v level): %s", c.prop.name, c.info.Name, c.info.Version,
 		c.target.Profile, c.level, msg)
 	for i, call := range calls {
-		b.WriteString(reproduce(fmt.Sprintf("call %d", i+1), call))
+		b.WriteString(repro.Block(fmt.Sprintf("call %d", i+1), call))
 	}
 	c.rt.Fatalf("%s", b.String())
 }
@@ -312,7 +321,7 @@ func differential(op scatter.Op) *property {
 		fam = FamilyNeighbours
 	}
 	return &property{name: "differential/" + string(op), family: fam, weight: 2, ops: []scatter.Op{op}, run: func(c *caseCtx) {
-		call := c.draw("call", false, func(g *gen) scatter.Call { return g.call(op) })
+		call := c.draw("call", false, func(g *callgen.Drawer) scatter.Call { return g.Call(op) })
 		exp := c.expect(call)
 		if exp.Codes() != nil {
 			c.expectedError()
@@ -336,7 +345,7 @@ func differential(op scatter.Op) *property {
 func inputsUnchanged(ops []scatter.Op, f Family) *property {
 	return &property{name: "invariants/inputs-unchanged", family: f, ops: ops, anyOp: true, run: func(c *caseCtx) {
 		op := c.drawOp(ops)
-		call := c.draw("call", false, func(g *gen) scatter.Call { return g.call(op) })
+		call := c.draw("call", false, func(g *callgen.Drawer) scatter.Call { return g.Call(op) })
 		call = aliasCall(call)
 		exp := c.expect(call)
 		o := c.exec(call)
@@ -410,7 +419,7 @@ func concatData(dt scatter.DType, parts []any) any {
 
 // setGuard stores the dtype's guard element at position i.
 func setGuard(data any, i int) {
-	g := guard(scatter.DTypeOf(data))
+	g := callgen.Guard(scatter.DTypeOf(data))
 	switch d := data.(type) {
 	case []bool:
 		d[i] = g.(bool)
@@ -443,10 +452,10 @@ func setGuard(data any, i int) {
 func stridedAgrees(ops []scatter.Op, f Family) *property {
 	return &property{name: "invariants/strided-vs-contiguous", family: f, ops: ops, anyOp: true, run: func(c *caseCtx) {
 		op := c.drawOp(ops)
-		call := c.draw("call", false, func(g *gen) scatter.Call { return g.call(op) })
+		call := c.draw("call", false, func(g *callgen.Drawer) scatter.Call { return g.Call(op) })
 		call = rapid.Custom(func(t *rapid.T) drawn {
-			g := &gen{t: t, cfg: c.cfg, prof: c.target.Profile, info: c.info}
-			return drawn{mapCall(call, func(_ string, x scatter.Tensor) scatter.Tensor { return restride(g, x) })}
+			g := c.drawer(t, c.info, false, callgen.Want{})
+			return drawn{mapCall(call, func(_ string, x scatter.Tensor) scatter.Tensor { return g.Restride(x) })}
 		}).Draw(c.rt, "strided").c
 		flat := contiguousCall(call)
 		a := c.exec(call)
@@ -465,41 +474,6 @@ func stridedAgrees(ops []scatter.Op, f Family) *property {
 			c.fail(fmt.Sprintf("the strided call (1) does not conform to its contiguous copy (2):\n%v", err), call, flat)
 		}
 	}}
-}
-
-// restride lays t's values out again in a strided layout (never plain).
-func restride(g *gen, t scatter.Tensor) scatter.Tensor {
-	c := t.Contiguous()
-	l := g.layout(t.Shape, stridedLayout)
-	for d, e := range l.expand {
-		if e && !constantAlong(c, d) {
-			l.expand[d] = false
-		}
-	}
-	return materialize(sub(c, l.baseShape(t.Shape)), t.Shape, l)
-}
-
-// constantAlong reports whether a contiguous tensor's values repeat along
-// dimension d (bit for bit), so that a stride-0 view can hold it.
-func constantAlong(t scatter.Tensor, d int) bool {
-	inner := numel(t.Shape[d+1:])
-	size := t.Shape[d]
-	for p := 0; p < t.NumEl(); p++ {
-		if (p/inner)%size != 0 && bitsAt(t.Data, p) != bitsAt(t.Data, p-((p/inner)%size)*inner) {
-			return false
-		}
-	}
-	return true
-}
-
-// sub returns the row-major values of the leading block of shape bs of a
-// contiguous tensor.
-func sub(t scatter.Tensor, bs []int) any {
-	v := scatter.Tensor{Shape: bs, Strides: scatter.ContiguousStrides(t.Shape), Data: t.Data}
-	if len(t.Shape) == 0 {
-		v.Strides = []int{}
-	}
-	return v.Contiguous().Data
 }
 
 // diffOutcomes compares two outcomes: the same error code, or results
@@ -526,7 +500,7 @@ func diffOutcomes(a, b outcome, mode compareMode) string {
 func repeatable(ops []scatter.Op, f Family) *property {
 	return &property{name: "invariants/repeatable", family: f, ops: ops, anyOp: true, strict: true, run: func(c *caseCtx) {
 		op := c.drawOp(ops)
-		call := c.draw("call", false, func(g *gen) scatter.Call { return g.call(op) })
+		call := c.draw("call", false, func(g *callgen.Drawer) scatter.Call { return g.Call(op) })
 		first := c.exec(scatter.CloneCall(call))
 		if first.unsupported() {
 			c.declined()

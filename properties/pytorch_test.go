@@ -14,7 +14,9 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/callgen"
 	"github.com/scatterconf/scatter/reference"
+	"github.com/scatterconf/scatter/repro"
 )
 
 // TestPyTorchOneLiners runs the PyTorch reproductions of drawn calls in
@@ -36,8 +38,10 @@ func TestPyTorchOneLiners(t *testing.T) {
 		scatter.OpGather, scatter.OpTensorScatter, scatter.OpTensorGather} {
 		for i := range n {
 			c := rapid.Custom(func(rt *rapid.T) drawn {
-				g := &gen{t: rt, cfg: TierShort.params().cfg, prof: prof, info: info}
-				return drawn{g.call(op)}
+				o := TierShort.params().cfg
+				o.Profile, o.Claims = prof, info
+				g := callgen.New(callgen.Rapid(rt), o)
+				return drawn{g.Call(op)}
 			}).Example(i)
 			calls = append(calls, c.c)
 		}
@@ -45,7 +49,7 @@ func TestPyTorchOneLiners(t *testing.T) {
 	var script strings.Builder
 	script.WriteString("import sys, torch\nt = torch.tensor\n")
 	for i, c := range calls {
-		_, e, _ := pyExpr(c)
+		_, e, _ := repro.Expr(c)
 		fmt.Fprintf(&script, "try:\n    r = %s\nexcept Exception as x:\n    print(%d, 'ERR', type(x).__name__, str(x).splitlines()[0][:200])\nelse:\n    r = r.reshape(-1).contiguous()\n    print(%d, 'OK', (r.to(torch.uint8) if r.dtype == torch.bool else r.view(torch.uint8)).tolist())\n", e, i, i)
 	}
 	cmd := exec.Command(py, "-")
@@ -67,13 +71,13 @@ func TestPyTorchOneLiners(t *testing.T) {
 		fails := exp.Codes() != nil
 		switch {
 		case f[1] == "ERR" && !fails:
-			t.Errorf("PyTorch raises %s where the judge expects success: %s\n  %s", f[2], reference.DescribeCall(c), PyTorch(c))
+			t.Errorf("PyTorch raises %s where the judge expects success: %s\n  %s", f[2], reference.DescribeCall(c), repro.OneLiner(c))
 			continue
 		case f[1] == "OK" && fails:
 			_, fsharp := c.(scatter.TensorScatter)
 			_, fsharp2 := c.(scatter.TensorGather)
 			if !fsharp && !fsharp2 { // PyTorch's indexing wraps negative indices where F# raises
-				t.Errorf("PyTorch succeeds where the judge expects %v: %s\n  %s", exp.Codes(), reference.DescribeCall(c), PyTorch(c))
+				t.Errorf("PyTorch succeeds where the judge expects %v: %s\n  %s", exp.Codes(), reference.DescribeCall(c), repro.OneLiner(c))
 			}
 			continue
 		case fails:
@@ -86,7 +90,7 @@ func TestPyTorchOneLiners(t *testing.T) {
 		want := rawBytes(res)
 		got := parseBytes(t, f[2])
 		if !bytes.Equal(got, want) && !sameNaNs(res, got) {
-			t.Errorf("PyTorch's bytes %v differ from the reference's %v for %s\n  %s", got, want, reference.DescribeCall(c), PyTorch(c))
+			t.Errorf("PyTorch's bytes %v differ from the reference's %v for %s\n  %s", got, want, reference.DescribeCall(c), repro.OneLiner(c))
 		}
 		compared++
 	}

@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/callgen"
 )
 
 // The metamorphic relations: each runs the backend on two or more related
@@ -27,7 +28,7 @@ func narrow(t scatter.Tensor, d, start, n int) scatter.Tensor {
 	sh := slices.Clone(t.Shape)
 	sh[d] = n
 	off := t.Offset
-	if numel(sh) > 0 {
+	if scatter.Numel(sh) > 0 {
 		off += start * st[d]
 	}
 	return scatter.Tensor{Shape: sh, Strides: st, Offset: off, Data: t.Data}
@@ -64,31 +65,9 @@ func indexInts(t scatter.Tensor) []int64 {
 	pos := t.Positions()
 	v := make([]int64, len(pos))
 	for i, p := range pos {
-		v[i] = intAt(t.Data, p)
+		v[i] = scatter.IntAt(t.Data, p)
 	}
 	return v
-}
-
-// intAt returns element i of an integer or bool slice.
-func intAt(data any, i int) int64 {
-	switch d := data.(type) {
-	case []bool:
-		if d[i] {
-			return 1
-		}
-		return 0
-	case []uint8:
-		return int64(d[i])
-	case []int8:
-		return int64(d[i])
-	case []int16:
-		return int64(d[i])
-	case []int32:
-		return int64(d[i])
-	case []int64:
-		return d[i]
-	}
-	return int64(scatter.Float64At(data, i))
 }
 
 // shapeOr1 is a shape with a 0-d tensor seen as [1].
@@ -99,21 +78,13 @@ func shapeOr1(s []int) []int {
 	return s
 }
 
-// wrapDim wraps a valid dim against n dims (0-d as 1-d).
-func wrapDim(dim, n int) int {
-	if dim < 0 {
-		dim += max(n, 1)
-	}
-	return dim
-}
-
 // dimScatterCounts returns, for every element of self (row-major), how
 // many index positions of a valid dim-scatter target it.
 func dimScatterCounts(self scatter.Tensor, dim int, index scatter.Tensor) []int {
 	ss := shapeOr1(self.Shape)
 	is := shapeOr1(index.Shape)
-	d := wrapDim(dim, self.Dim())
-	counts := make([]int, numel(ss))
+	d := wrapValid(dim, self.Dim())
+	counts := make([]int, scatter.Numel(ss))
 	for p, v := range indexInts(index) {
 		idx := unravel(p, is)
 		idx[d] = int(v)
@@ -126,12 +97,12 @@ func dimScatterCounts(self scatter.Tensor, dim int, index scatter.Tensor) []int 
 // entries of a valid index_reduce target its slice.
 func indexReduceCounts(self scatter.Tensor, dim int, index scatter.Tensor) []int {
 	ss := shapeOr1(self.Shape)
-	d := wrapDim(dim, self.Dim())
+	d := wrapValid(dim, self.Dim())
 	per := make([]int, ss[d])
 	for _, v := range indexInts(index) {
 		per[v]++
 	}
-	counts := make([]int, numel(ss))
+	counts := make([]int, scatter.Numel(ss))
 	for p := range counts {
 		counts[p] = per[unravel(p, ss)[d]]
 	}
@@ -154,21 +125,21 @@ func fillWhere(t scatter.Tensor, counts []int, v scatter.Tensor) scatter.Tensor 
 // one-element tensor: 0, 1, the lowest value (-inf) or the highest (+inf).
 func identity(r scatter.Reduce, dt scatter.DType) scatter.Tensor {
 	data := scatter.MakeData(dt, 1)
-	lo, hi := intRange(dt)
+	lo, hi := dt.IntRange()
 	switch r {
 	case scatter.ReduceProd:
-		setInt(data, 0, 1)
+		scatter.SetInt(data, 0, 1)
 	case scatter.ReduceAmax:
 		if dt.IsFloat() {
 			setFloat(data, 0, math.Inf(-1))
 		} else {
-			setInt(data, 0, lo)
+			scatter.SetInt(data, 0, lo)
 		}
 	case scatter.ReduceAmin:
 		if dt.IsFloat() {
 			setFloat(data, 0, math.Inf(1))
 		} else {
-			setInt(data, 0, hi)
+			scatter.SetInt(data, 0, hi)
 		}
 	}
 	return scatter.Tensor{Shape: []int{}, Data: data}
@@ -186,7 +157,7 @@ func setFloat(data any, i int, v float64) {
 	case []float64:
 		d[i] = v
 	default:
-		setInt(data, i, int64(v))
+		scatter.SetInt(data, i, int64(v))
 	}
 }
 
@@ -199,9 +170,9 @@ func addTensors(a, b scatter.Tensor) scatter.Tensor {
 	for p := 0; p < ca.NumEl(); p++ {
 		switch {
 		case dt == scatter.DTBool:
-			setInt(out.Data, p, intAt(ca.Data, p)|intAt(cb.Data, p))
+			scatter.SetInt(out.Data, p, scatter.IntAt(ca.Data, p)|scatter.IntAt(cb.Data, p))
 		case dt.IsInt():
-			setInt(out.Data, p, wrapInt(dt, intAt(ca.Data, p)+intAt(cb.Data, p)))
+			scatter.SetInt(out.Data, p, dt.WrapInt(scatter.IntAt(ca.Data, p)+scatter.IntAt(cb.Data, p)))
 		default:
 			setFloat(out.Data, p, scatter.Float64At(ca.Data, p)+scatter.Float64At(cb.Data, p))
 		}
@@ -214,7 +185,7 @@ func addTensors(a, b scatter.Tensor) scatter.Tensor {
 // add up to at most 2^p (integers need no such premise: they wrap exactly).
 // The relations that compare float sums exactly are vacuous without it.
 func exactSums(self scatter.Tensor, srcs ...scatter.Tensor) bool {
-	p := significand(self.DType())
+	p := callgen.Significand(self.DType())
 	if p == 0 {
 		return true
 	}
@@ -281,7 +252,7 @@ func permuteDuplicates(f Family) *property {
 	}
 	return &property{name: name, family: f, ops: ops, anyOp: true, run: func(c *caseCtx) {
 		op := c.drawOp(ops)
-		call := c.drawWant("call", true, want{longIndex: true}, func(g *gen) scatter.Call { return g.call(op) })
+		call := c.drawWant("call", true, callgen.Want{LongIndex: true}, func(g *callgen.Drawer) scatter.Call { return g.Call(op) })
 		if !c.validCall(call) {
 			return
 		}
@@ -299,7 +270,7 @@ func permuteDuplicates(f Family) *property {
 		}
 		// d: the dimension of self (and of src or source) along which the
 		// contributions lie; id: the index's own.
-		d := wrapDim(dim, self.Dim())
+		d := wrapValid(dim, self.Dim())
 		id := d
 		if _, ok := call.(scatter.IndexReduce); ok {
 			id = 0
@@ -358,12 +329,12 @@ func split() *property {
 	ops := []scatter.Op{scatter.OpScatterAdd, scatter.OpScatterReduce, scatter.OpScatter}
 	return &property{name: "metamorphic/split", family: FamilyScatter, ops: ops, anyOp: true, run: func(c *caseCtx) {
 		op := c.drawOp(ops)
-		call := c.drawWant("call", true, want{longIndex: true}, func(g *gen) scatter.Call { return exactReductionCall(g, op, 1) })
+		call := c.drawWant("call", true, callgen.Want{LongIndex: true}, func(g *callgen.Drawer) scatter.Call { return exactReductionCall(g, op, 1) })
 		if !c.validCall(call) {
 			return
 		}
 		self, dim, index, src := dimParts(call)
-		d := wrapDim(dim, self.Dim())
+		d := wrapValid(dim, self.Dim())
 		if index.NumEl() == 0 || index.Dim() <= d || index.Shape[d] < 2 || src.Dim() <= d {
 			c.vacuous()
 			return
@@ -399,21 +370,21 @@ func split() *property {
 // exact in any order and grouping: integer and bool dtypes with add, sum,
 // multiply, prod, amax, amin; float dtypes with amax, amin, or add/sum of
 // small integers (terms: how many sums of the src the relation adds).
-func exactReductionCall(g *gen, op scatter.Op, terms int) scatter.Call {
-	call := g.dimScatterCall(op)
+func exactReductionCall(g *callgen.Drawer, op scatter.Op, terms int) scatter.Call {
+	call := g.DimScatterCall(op)
 	self, _, index, src := dimParts(call)
 	dt := self.DType()
 	exactVals := func(t scatter.Tensor) scatter.Tensor {
-		return g.tensor(dt, t.Shape, exactSpec(dt, terms*(numel(src.Shape)+1)+1), anyLayout)
+		return g.Tensor(dt, t.Shape, callgen.ExactValues(dt, terms*(scatter.Numel(src.Shape)+1)+1), callgen.AnyLayout)
 	}
 	switch x := call.(type) {
 	case scatter.Scatter:
 		if x.Src.IsZero() {
-			x.Src = g.tensor(dt, index.Shape, g.valueSpec(), anyLayout)
+			x.Src = g.Tensor(dt, index.Shape, g.Values(), callgen.AnyLayout)
 			x.Value = nil
 		}
 		x.Reduce = scatter.ReduceAdd
-		if !dt.IsFloat() && g.chance(50) {
+		if !dt.IsFloat() && g.Chance(50) {
 			x.Reduce = scatter.ReduceMultiply
 		}
 		if dt.IsFloat() {
@@ -431,7 +402,7 @@ func exactReductionCall(g *gen, op scatter.Op, terms int) scatter.Call {
 		if !dt.IsFloat() {
 			rs = append(rs, scatter.ReduceProd)
 		}
-		x.Reduce = oneOf(g, rs...)
+		x.Reduce = callgen.OneOf(g, rs...)
 		if dt.IsFloat() && x.Reduce == scatter.ReduceSum {
 			x.Self, x.Src = exactVals(x.Self), exactVals(x.Src)
 		}
@@ -496,7 +467,7 @@ func linear() *property {
 	return &property{name: "metamorphic/linear", family: FamilyScatter, ops: ops, anyOp: true, run: func(c *caseCtx) {
 		op := c.drawOp(ops)
 		var src2 scatter.Tensor
-		call := c.draw("call", true, func(g *gen) scatter.Call {
+		call := c.draw("call", true, func(g *callgen.Drawer) scatter.Call {
 			call := exactReductionCall(g, op, 3)
 			switch x := call.(type) {
 			case scatter.Scatter:
@@ -506,17 +477,17 @@ func linear() *property {
 				x.Reduce = scatter.ReduceSum
 				call = x
 				if dt := x.Self.DType(); dt.IsFloat() {
-					x.Self = g.tensor(dt, x.Self.Shape, exactSpec(dt, 3*(x.Src.NumEl()+1)+1), anyLayout)
-					x.Src = g.tensor(dt, x.Src.Shape, exactSpec(dt, 3*(x.Src.NumEl()+1)+1), anyLayout)
+					x.Self = g.Tensor(dt, x.Self.Shape, callgen.ExactValues(dt, 3*(x.Src.NumEl()+1)+1), callgen.AnyLayout)
+					x.Src = g.Tensor(dt, x.Src.Shape, callgen.ExactValues(dt, 3*(x.Src.NumEl()+1)+1), callgen.AnyLayout)
 					call = x
 				}
 			}
 			_, _, _, src := dimParts(call)
-			spec := g.valueSpec()
+			spec := g.Values()
 			if dt := src.DType(); dt.IsFloat() {
-				spec = exactSpec(dt, 3*(src.NumEl()+1)+1)
+				spec = callgen.ExactValues(dt, 3*(src.NumEl()+1)+1)
 			}
-			src2 = g.tensor(src.DType(), src.Shape, spec, anyLayout)
+			src2 = g.Tensor(src.DType(), src.Shape, spec, callgen.AnyLayout)
 			return call
 		})
 		if !c.validCall(call) {
@@ -555,18 +526,18 @@ func linear() *property {
 // and float amax/amin; float sums and products conform to the judge.
 func includeSelf(op scatter.Op) *property {
 	return &property{name: "metamorphic/include-self/" + string(op), family: familyOf(op), ops: []scatter.Op{op}, run: func(c *caseCtx) {
-		call := c.draw("call", true, func(g *gen) scatter.Call {
+		call := c.draw("call", true, func(g *callgen.Drawer) scatter.Call {
 			// integer dtypes, whose identities are their extreme values, drawn
 			// more often; one-signed values, where a wrong identity shows
 			var call scatter.Call
 			if op == scatter.OpScatterReduce {
-				x := g.dimScatterCall(op).(scatter.ScatterReduce)
-				x.Reduce = oneOf(g, scatter.ReduceAmax, scatter.ReduceAmin, scatter.ReduceSum, scatter.ReduceProd)
+				x := g.DimScatterCall(op).(scatter.ScatterReduce)
+				x.Reduce = callgen.OneOf(g, scatter.ReduceAmax, scatter.ReduceAmin, scatter.ReduceSum, scatter.ReduceProd)
 				x.Src = oneSigned(g, x.Src, x.Reduce)
 				call = x
 			} else {
-				x := g.indexReduceCall().(scatter.IndexReduce)
-				x.Reduce = oneOf(g, scatter.ReduceAmax, scatter.ReduceAmin, scatter.ReduceProd)
+				x := g.IndexReduceCall().(scatter.IndexReduce)
+				x.Reduce = callgen.OneOf(g, scatter.ReduceAmax, scatter.ReduceAmin, scatter.ReduceProd)
 				x.Source = oneSigned(g, x.Source, x.Reduce)
 				call = x
 			}
@@ -625,20 +596,20 @@ func includeSelf(op scatter.Op) *property {
 // oneSigned redraws t, half the time, with values of one sign: negative
 // for amax (where an identity of 0 instead of the lowest value shows),
 // positive for amin.
-func oneSigned(g *gen, t scatter.Tensor, r scatter.Reduce) scatter.Tensor {
-	if !g.chance(50) {
+func oneSigned(g *callgen.Drawer, t scatter.Tensor, r scatter.Reduce) scatter.Tensor {
+	if !g.Chance(50) {
 		return t
 	}
-	spec := valueSpec{raw16: 0}
+	var spec callgen.Values
 	switch r {
 	case scatter.ReduceAmax:
-		spec.sign = -1
+		spec = callgen.SignedValues(-1)
 	case scatter.ReduceAmin:
-		spec.sign = 1
+		spec = callgen.SignedValues(1)
 	default:
 		return t
 	}
-	return g.tensor(t.DType(), t.Shape, spec, anyLayout)
+	return g.Tensor(t.DType(), t.Shape, spec, callgen.AnyLayout)
 }
 
 // familyOf returns the family of an operation.
@@ -659,8 +630,8 @@ func familyOf(op scatter.Op) Family {
 func meanIsSumOverCount() *property {
 	op := scatter.OpScatterReduce
 	return &property{name: "metamorphic/mean-is-sum-over-count", family: FamilyScatter, ops: []scatter.Op{op}, keep: isIntDT, run: func(c *caseCtx) {
-		call := c.draw("call", true, func(g *gen) scatter.Call {
-			x := g.dimScatterCall(op).(scatter.ScatterReduce)
+		call := c.draw("call", true, func(g *callgen.Drawer) scatter.Call {
+			x := g.DimScatterCall(op).(scatter.ScatterReduce)
 			x.Reduce = scatter.ReduceMean
 			return x
 		})
@@ -689,11 +660,11 @@ func meanIsSumOverCount() *property {
 			if !mean.ExcludeSelf {
 				n++
 			}
-			cnt := wrapInt(dt, int64(n))
+			cnt := dt.WrapInt(int64(n))
 			if cnt == 0 {
 				cnt = 1
 			}
-			setInt(want.Data, p, wrapInt(dt, floorDiv(intAt(sums.Data, p), cnt)))
+			scatter.SetInt(want.Data, p, dt.WrapInt(floorDiv(scatter.IntAt(sums.Data, p), cnt)))
 		}
 		if d := diffTensors(om.res.Out, want, sameSigns); d != "" {
 			c.fail("the mean (1) is not floor(sum (2) / count) where touched, self elsewhere (got vs want): "+d, mean, sum)
@@ -718,12 +689,12 @@ func floorDiv(a, b int64) int64 {
 func indexReduceIsScatterReduce() *property {
 	return &property{name: "metamorphic/index_reduce-is-scatter_reduce", family: FamilyIndexGather,
 		ops: []scatter.Op{scatter.OpIndexReduce, scatter.OpScatterReduce}, run: func(c *caseCtx) {
-			call := c.drawWant("call", true, want{fullSource: true}, func(g *gen) scatter.Call { return g.indexReduceCall() })
+			call := c.drawWant("call", true, callgen.Want{FullSource: true}, func(g *callgen.Drawer) scatter.Call { return g.IndexReduceCall() })
 			ir := call.(scatter.IndexReduce)
 			if !c.validCall(ir) {
 				return
 			}
-			d := wrapDim(ir.Dim, ir.Self.Dim())
+			d := wrapValid(ir.Dim, ir.Self.Dim())
 			want := slices.Clone(ir.Self.Shape)
 			if ir.Self.Dim() == 0 || ir.Index.Dim() != 1 || len(want) == 0 {
 				c.vacuous()
@@ -760,33 +731,33 @@ func indexReduceIsScatterReduce() *property {
 func gatherInvertsScatter() *property {
 	return &property{name: "metamorphic/gather-inverts-scatter", family: FamilyIndexGather,
 		ops: []scatter.Op{scatter.OpScatter, scatter.OpGather}, run: func(c *caseCtx) {
-			call := c.draw("call", true, func(g *gen) scatter.Call {
-				dt := g.dtype(scatter.OpScatter, nil)
-				r := g.rank(1)
-				self := g.shape(r)
-				d := g.intn(0, r-1)
+			call := c.draw("call", true, func(g *callgen.Drawer) scatter.Call {
+				dt := g.DType(scatter.OpScatter, nil)
+				r := g.Rank(1)
+				self := g.Shape(r)
+				d := g.IntRange(0, r-1)
 				idx := make([]int, r)
 				for k := range idx {
 					if k == d {
-						idx[k] = g.intn(0, self[k])
+						idx[k] = g.IntRange(0, self[k])
 					} else {
-						idx[k] = g.intn(0, self[k])
-						if g.chance(60) {
+						idx[k] = g.IntRange(0, self[k])
+						if g.Chance(60) {
 							idx[k] = self[k]
 						}
 					}
 				}
 				src := slices.Clone(idx)
 				for k := range src {
-					if g.chance(20) {
+					if g.Chance(20) {
 						src[k]++
 					}
 				}
 				return scatter.Scatter{
-					Self:  g.tensor(dt, self, g.valueSpec(), anyLayout),
-					Dim:   g.dimArg(d, r),
-					Index: g.indexTensor(idx, d, self[d], g.indexDType(g.prof != scatter.Torch113), anyLayout, dupUnique, goodIndex),
-					Src:   g.tensor(dt, src, g.valueSpec(), anyLayout),
+					Self:  g.Tensor(dt, self, g.Values(), callgen.AnyLayout),
+					Dim:   g.DimArg(d, r),
+					Index: g.IndexTensor(idx, d, self[d], g.IndexDType(g.Profile() != scatter.Torch113), callgen.AnyLayout, callgen.DupUnique),
+					Src:   g.Tensor(dt, src, g.Values(), callgen.AnyLayout),
 				}
 			})
 			sc := call.(scatter.Scatter)
@@ -816,7 +787,7 @@ func gatherInvertsScatter() *property {
 // the index expanded explicitly (a stride-0 view) to src's shape.
 func broadcastIsExpand(op scatter.Op) *property {
 	return &property{name: "metamorphic/broadcast-is-expand/" + string(op), family: FamilyNeighbours, ops: []scatter.Op{op}, run: func(c *caseCtx) {
-		call := c.drawWant("call", true, want{vector: true}, func(g *gen) scatter.Call { return g.call(op) })
+		call := c.drawWant("call", true, callgen.Want{Vector: true}, func(g *callgen.Drawer) scatter.Call { return g.Call(op) })
 		var src, index scatter.Tensor
 		var dim *int
 		switch x := call.(type) {
@@ -829,7 +800,7 @@ func broadcastIsExpand(op scatter.Op) *property {
 			c.vacuous()
 			return
 		}
-		d := wrapDim(scatter.DimOr(dim, -1), src.Dim())
+		d := wrapValid(scatter.DimOr(dim, -1), src.Dim())
 		if index.Shape[0] != src.Shape[d] {
 			c.vacuous()
 			return
@@ -866,20 +837,20 @@ func broadcastIsExpand(op scatter.Op) *property {
 func fsharpScatterIsScatterAdd() *property {
 	return &property{name: "metamorphic/tensor.scatter-is-scatter_add", family: FamilyNeighbours,
 		ops: []scatter.Op{scatter.OpTensorScatter, scatter.OpScatterAdd}, keep: notBool, run: func(c *caseCtx) {
-			call := c.draw("call", true, func(g *gen) scatter.Call {
-				dt := g.dtype(scatter.OpTensorScatter, notBool)
-				r := g.rank(1)
-				S := g.shape(r)
-				d := g.intn(0, r-1)
+			call := c.draw("call", true, func(g *callgen.Drawer) scatter.Call {
+				dt := g.DType(scatter.OpTensorScatter, notBool)
+				r := g.Rank(1)
+				S := g.Shape(r)
+				d := g.IntRange(0, r-1)
 				T := slices.Clone(S)
-				T[d] = g.intn(1, 5)
+				T[d] = g.IntRange(1, 5)
 				indices := make([]scatter.Tensor, r)
-				indices[d] = g.indexTensor(S, d, T[d], scatter.DTInt64, anyLayout, g.dupMode(), goodIndex)
-				spec := g.valueSpec()
-				if g.chance(40) {
-					spec = exactSpec(dt, numel(S)+1)
+				indices[d] = g.IndexTensor(S, d, T[d], scatter.DTInt64, callgen.AnyLayout, g.Duplicates())
+				spec := g.Values()
+				if g.Chance(40) {
+					spec = callgen.ExactValues(dt, scatter.Numel(S)+1)
 				}
-				return scatter.TensorScatter{Indices: indices, Shape: T, Src: g.tensor(dt, S, spec, anyLayout)}
+				return scatter.TensorScatter{Indices: indices, Shape: T, Src: g.Tensor(dt, S, spec, callgen.AnyLayout)}
 			})
 			fs := call.(scatter.TensorScatter)
 			if !c.validCall(fs) {
@@ -899,4 +870,10 @@ func fsharpScatterIsScatterAdd() *property {
 				c.fail(fmt.Sprintf("Tensor.scatter with one index at dim %d (1) does not conform to scatter_add on zeros (2):\n%v", d, err), fs, sa)
 			}
 		}}
+}
+
+// wrapValid wraps a valid dim against n dims (0-d as 1-d).
+func wrapValid(dim, n int) int {
+	d, _ := scatter.WrapDim(dim, n)
+	return d
 }

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/callgen"
 	"github.com/scatterconf/scatter/reference"
+	"github.com/scatterconf/scatter/repro"
 )
 
 // The bound-soundness meta-test: the judge must never reject a correct
@@ -88,7 +90,7 @@ func CheckBoundSoundness(t TB, n int) SoundnessReport {
 			if err := exp.Check(scatter.Conformant, res, nil); err != nil {
 				failures++
 				t.Errorf("soundness (seed %d): the judge rejects a correct answer (%s) under %v:\n%v%s", seed, alt, prof, err,
-					reproduce("call", call))
+					repro.Block("call", call))
 				break
 			}
 		}
@@ -120,20 +122,20 @@ func soundnessCall(rng *rand.Rand, dt scatter.DType) scatter.Call {
 		k = 48 + rng.IntN(150)
 	}
 	regime := rng.IntN(6)
-	f := factsOf(dt)
+	f := callgen.FactsOf(dt)
 	val := func() float64 {
 		var v float64
 		switch regime {
 		case 0: // ordinary values over a few binades
 			v = math.Ldexp(1+rng.Float64(), rng.IntN(12)-6)
 		case 1: // the whole exponent range
-			v = math.Ldexp(rng.Float64(), f.emin-f.prec+1+rng.IntN(f.emax-f.emin+f.prec+1))
+			v = math.Ldexp(rng.Float64(), f.EMin-f.Prec+1+rng.IntN(f.EMax-f.EMin+f.Prec+1))
 		case 2: // near overflow
-			v = f.max * (0.25 + rng.Float64()) / math.Max(1, float64(rng.IntN(k+1)))
+			v = f.Max * (0.25 + rng.Float64()) / math.Max(1, float64(rng.IntN(k+1)))
 		case 3: // subnormals and the smallest normals
-			v = math.Ldexp(rng.Float64(), f.emin+rng.IntN(3))
+			v = math.Ldexp(rng.Float64(), f.EMin+rng.IntN(3))
 		case 4: // cancellation: mostly ±1 with small tails
-			v = 1 + math.Ldexp(rng.Float64(), -rng.IntN(f.prec+4))
+			v = 1 + math.Ldexp(rng.Float64(), -rng.IntN(f.Prec+4))
 		default: // factors near 1, for long products
 			v = 1 + math.Ldexp(rng.Float64()-0.5, -rng.IntN(6))
 		}
@@ -391,7 +393,7 @@ func wrongAnswer(rng *rand.Rand, canon scatter.Result, groups []group) (scatter.
 	g := cands[rng.IntN(len(cands))]
 	out := scatter.CloneTensor(canon.Out.Contiguous())
 	v := scatter.Float64At(out.Data, g.out)
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > factsOf(out.DType()).max/2 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > callgen.FactsOf(out.DType()).Max/2 {
 		return scatter.Result{}, false
 	}
 	setFloat(out.Data, g.out, v*1.375)

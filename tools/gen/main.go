@@ -12,7 +12,7 @@
 // rule pairs, the SEMANTICS.md §12 edge cases and the regressions, not the
 // fixtures themselves), then -n seeded random cases (math/rand/v2, -seed)
 // for every operation × dtype × reduce × include_self combination that
-// live.Combos lists (three times -n for the operations with one
+// callgen.Combos lists (three times -n for the operations with one
 // combination per dtype), then -large cases of about 1–4K elements per
 // operation. Calls the protocol cannot express, calls whose outcome is
 // undefined (the judge accepts anything) and duplicates are left out.
@@ -39,8 +39,8 @@ import (
 	"time"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/callgen"
 	"github.com/scatterconf/scatter/fixtures/casefile"
-	"github.com/scatterconf/scatter/live"
 	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/reference"
 	"github.com/scatterconf/scatter/spec"
@@ -142,28 +142,28 @@ func cases(o options) (cs []pending, skipped map[string]int) {
 		name := strings.TrimPrefix(c.Name, string(c.Call.Op())+"/")
 		add(pending{op: c.Call.Op(), slug: "spec-" + name, source: "spec: " + c.Name, call: c.Call})
 	}
-	for _, combo := range live.Combos("") {
+	for _, combo := range callgen.Combos("") {
 		k := o.n
-		if len(live.Combos(combo.Op)) == len(scatter.DTypes) {
+		if len(callgen.Combos(combo.Op)) == len(scatter.DTypes) {
 			k *= 3 // one combination per dtype: more cases each
 		}
 		r := rand.New(rand.NewPCG(o.seed, hash(combo.String())))
 		for i := range k {
-			call := live.Gen(live.RandSource(r), combo, live.Options{})
+			call := callgen.ComboCall(callgen.Rand(r), combo, callgen.ComboOptions{})
 			add(pending{op: combo.Op, slug: combo.Slug("-"), call: call,
 				source: fmt.Sprintf("random seed %d %s #%d", o.seed, combo, i)})
 		}
 	}
 	for _, op := range scatter.Ops {
 		// the large cases keep to the dtypes whose accumulation matters
-		combos := slices.DeleteFunc(live.Combos(op), func(c live.Combo) bool {
+		combos := slices.DeleteFunc(callgen.Combos(op), func(c callgen.Combo) bool {
 			return !slices.Contains([]scatter.DType{scatter.DTFloat16, scatter.DTBFloat16, scatter.DTFloat32, scatter.DTInt64}, c.DType) ||
 				c.Reduce == scatter.ReduceMultiply
 		})
 		r := rand.New(rand.NewPCG(o.seed, hash(string(op)+"/large")))
 		for i := range o.large {
 			combo := combos[r.IntN(len(combos))]
-			call := live.Gen(live.RandSource(r), combo, live.Options{Large: true})
+			call := callgen.ComboCall(callgen.Rand(r), combo, callgen.ComboOptions{Large: true})
 			add(pending{op: op, slug: combo.Slug("-") + "-large", call: call,
 				source: fmt.Sprintf("random seed %d %s large #%d", o.seed, combo, i)})
 		}

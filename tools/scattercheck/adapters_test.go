@@ -13,6 +13,7 @@ import (
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/reference"
+	"github.com/scatterconf/scatter/repro"
 	"github.com/scatterconf/scatter/spec"
 )
 
@@ -134,7 +135,7 @@ func TestPyTorchSnippets(t *testing.T) {
 				vals = append(vals, scatter.Float64At(res.Out.Data, p))
 			}
 			want[string(op)] = fmt.Sprint(vals)
-			fmt.Fprintf(&script, "print('=== %s')\nexec(compile(%q, %q, 'exec'), {})\n", op, pySnippet(c.Call), c.Name)
+			fmt.Fprintf(&script, "print('=== %s')\nexec(compile(%q, %q, 'exec'), {})\n", op, repro.Program(c.Call), c.Name)
 			break
 		}
 	}

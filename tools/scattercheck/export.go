@@ -153,7 +153,7 @@ func exportCase(dir string, p scatter.Profile, lvl scatter.Level, name string, c
 		}
 	}
 	slices.Sort(e.DTypes)
-	exp := reference.Expect(cloneCall(c.Call), p)
+	exp := reference.Expect(scatter.CloneCall(c.Call), p)
 	fx := casefile.Fixture{Name: name, Profile: p, Call: c.Call, Source: "spec: " + c.Name + " (" + c.Source + ")",
 		Provenance: "scattercheck export: the spec's recorded outcome, accepted by the reference oracle under " + p.String()}
 	allowed := map[string]any{"profile": p.String(), "level": lvl.String()}

@@ -189,7 +189,7 @@ func (o *oracle) answer(line []byte) []byte {
 
 // call answers an operation: the reference's outcome and what conforms.
 func (o *oracle) call(id int64, c scatter.Call, prof scatter.Profile, lvl scatter.Level, allowed bool) []byte {
-	exp := reference.Expect(cloneCall(c), prof)
+	exp := reference.Expect(scatter.CloneCall(c), prof)
 	res, runErr := reference.New(prof).Run(c)
 	if codes := exp.Codes(); codes != nil {
 		err := runErr

@@ -16,12 +16,15 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/callgen"
 	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/reference"
 )
 
 // The random part of the gate: for every operation and dtype the
-// implementation claims, rapid draws calls (gen.go), runs each on the
+// implementation claims, rapid draws calls (package callgen, with the
+// properties' short tier: small tensors in every layout, one call in
+// about seven broken on purpose), runs each on the
 // implementation and asks the judge whether the outcome conforms; the
 // first call that does not is shrunk by rapid to a minimal one, which the
 // report shows.
@@ -59,6 +62,9 @@ type randomFail struct {
 	report string
 	shrunk bool
 }
+
+// randomMaxElements bounds the tensors of the random part's calls.
+const randomMaxElements = 256
 
 var rapidInit sync.Once
 
@@ -168,12 +174,18 @@ func (r *randomProp) property(t *rapid.T) {
 	if r.noRepeat {
 		return
 	}
-	g := &rgen{t: t, dt: r.dt, others: r.others}
-	call := g.call(r.op)
+	call := callgen.New(callgen.Rapid(t), callgen.Options{
+		Profile:      r.prof,
+		Claims:       scatter.Info{Ops: []scatter.Op{r.op}, DTypes: append([]scatter.DType{r.dt}, r.others...)},
+		DTypes:       []scatter.DType{r.dt},
+		MaxElements:  randomMaxElements,
+		Boundaries:   []int{31, 32, 33},
+		FaultPercent: 15,
+	}).Call(r.op)
 	if r.fail == nil {
 		r.checks++
 	}
-	exp := reference.Expect(cloneCall(call), r.prof)
+	exp := reference.Expect(scatter.CloneCall(call), r.prof)
 	if r.fail == nil && exp.Codes() != nil {
 		r.errorsWant++
 	}
@@ -248,20 +260,6 @@ func runGuarded(b scatter.Backend, c scatter.Call) (res scatter.Result, err erro
 	return res, err, ""
 }
 
-// cloneCall returns a deep copy of a call (through the protocol's codec,
-// which keeps every value bit for bit; strided views become contiguous).
-func cloneCall(c scatter.Call) scatter.Call {
-	line, err := protocol.EncodeCall(0, c)
-	if err != nil {
-		return c
-	}
-	_, d, err := protocol.DecodeCall(line)
-	if err != nil {
-		return c
-	}
-	return d
-}
-
 // recTB is the rapid.TB of the random part: it records what rapid reports.
 type recTB struct {
 	name   string
@@ -299,3 +297,6 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// cloneCall is scatter.CloneCall: a deep copy of a call, strides kept.
+func cloneCall(c scatter.Call) scatter.Call { return scatter.CloneCall(c) }

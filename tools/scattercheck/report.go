@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/repro"
 )
 
 // status is the outcome of one case.
@@ -133,8 +134,8 @@ func (r *runReport) conforms(strictXfail bool) bool {
 func (r *runReport) fillDetails() {
 	for _, cr := range r.Cases {
 		if f := cr.Failure; f != nil && f.call != nil && f.Request == "" {
-			f.Request = requestLine(f.call)
-			f.PyTorch = pySnippet(f.call)
+			f.Request = repro.Line(f.call)
+			f.PyTorch = repro.Program(f.call)
 		}
 	}
 }

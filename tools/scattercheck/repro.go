@@ -72,7 +72,7 @@ func writeRepro(folder, name string, r *runReport, cr *caseResult) error {
 	if err := os.MkdirAll(folder, 0o755); err != nil {
 		return err
 	}
-	exp := reference.Expect(cloneCall(f.call), r.Profile)
+	exp := reference.Expect(scatter.CloneCall(f.call), r.Profile)
 	fx := casefile.Fixture{Name: name, Profile: r.Profile, Call: f.call,
 		Provenance: fmt.Sprintf("scattercheck: the reference oracle's outcome under %v; %s %s answered got_*.npy", r.Profile, r.Impl.Name, r.Impl.Version),
 		Source:     cr.ID + " (" + cr.Origin + ")"}

@@ -1,42 +1,23 @@
-// Package live checks the oracle against live PyTorch: random calls of all
-// nine operations, answered by the PyTorch adapter through the protocol
-// and judged by the reference at the strict level under profile
-// torch-1.13 (live_test.go). rapid shrinks a disagreement to a minimal
-// call, printed as a protocol line and a PyTorch snippet.
-//
-// The generators here are shared with the fixture recorder (tools/gen),
-// which drives them from math/rand/v2 with a fixed seed instead of rapid:
-// both are a Source. Every choice is drawn so that 0 is the simplest
-// option (rank 1, sizes 1..3, small integer values, in-range indices, no
-// corruption), so that rapid shrinks toward plain calls; the rare branches
-// reach every error path, the 16-bit float and integer edges, 0-d tensors,
-// zero-size dimensions and negative dims.
-package live
+// The combination generator: one call of a given combination (operation,
+// dtype, reduction, scalar value, include_self), every dtype included,
+// even those the operation rejects, on plain contiguous tensors. It is
+// what the recorded fixtures were drawn from (tools/gen, from a seeded
+// math/rand Source) and what the live differential test draws (from
+// rapid); it is kept draw for draw, so that recording again with the same
+// seed reproduces the recorded cases. Every choice is drawn so that 0 is
+// the simplest option (rank 1, sizes 1..3, small integer values, in-range
+// indices, no corruption), so that rapid shrinks toward plain calls; the
+// rare branches reach every error path, the 16-bit float and integer
+// edges, 0-d tensors, zero-size dimensions and negative dims.
+package callgen
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 
 	"github.com/scatterconf/scatter"
 )
-
-// Source is where a generator draws its choices.
-type Source interface {
-	// Intn returns a value in [0, n), n ≥ 1; 0 is the simplest choice.
-	Intn(n int) int
-	// Uint64 returns 64 bits (raw bit patterns of values).
-	Uint64() uint64
-}
-
-// RandSource draws from a math/rand/v2 generator.
-func RandSource(r *rand.Rand) Source { return randSource{r} }
-
-type randSource struct{ r *rand.Rand }
-
-func (s randSource) Intn(n int) int { return s.r.IntN(n) }
-func (s randSource) Uint64() uint64 { return s.r.Uint64() }
 
 // Combo is one combination of an operation's parameters that the
 // generators cover: the operation, the dtype of its data tensors, the
@@ -117,17 +98,17 @@ func Combos(op scatter.Op) []Combo {
 	return cs
 }
 
-// Options tune a generator.
-type Options struct {
+// ComboOptions tune the combination generator.
+type ComboOptions struct {
 	// Large draws tensors of about 1–4K elements (PyTorch's multi-thread
 	// paths) instead of mostly at most 64.
 	Large bool
 }
 
-// Gen draws one call of combination c from s; nil for an operation it does
-// not know.
-func Gen(s Source, c Combo, o Options) scatter.Call {
-	g := &gen{s: s, large: o.Large}
+// ComboCall draws one call of combination c from src; nil for an operation
+// it does not know.
+func ComboCall(src Source, c Combo, o ComboOptions) scatter.Call {
+	g := &comboDrawer{s: src.s, large: o.Large}
 	switch c.Op {
 	case scatter.OpScatter:
 		return g.scatter(c)
@@ -138,7 +119,7 @@ func Gen(s Source, c Combo, o Options) scatter.Call {
 		self, dim, index, src := g.dimScatter(c.DType, true)
 		r := c.Reduce
 		if g.rare(2) {
-			r = oneOf(g, scatter.ReduceAdd, scatter.ReduceMultiply, "max")
+			r = pickOne(g, scatter.ReduceAdd, scatter.ReduceMultiply, "max")
 		}
 		return scatter.ScatterReduce{Self: self, Dim: dim, Index: index, Src: src, Reduce: r, ExcludeSelf: c.ExcludeSelf}
 	case scatter.OpIndexReduce:
@@ -157,24 +138,25 @@ func Gen(s Source, c Combo, o Options) scatter.Call {
 	return nil
 }
 
-// gen draws the parts of one call.
-type gen struct {
-	s     Source
+// comboDrawer draws the parts of one call of a combination.
+type comboDrawer struct {
+	s     source
 	large bool
 }
 
-func (g *gen) intn(n int) int {
+// intn draws from [0, n); 0 is the simplest choice.
+func (g *comboDrawer) intn(n int) int {
 	if n <= 1 {
 		return 0
 	}
-	return g.s.Intn(n)
+	return g.s.intn(0, n-1)
 }
 
 // rare reports true with probability pct/100; false is the simple choice.
-func (g *gen) rare(pct int) bool { return g.intn(100) >= 100-pct }
+func (g *comboDrawer) rare(pct int) bool { return g.intn(100) >= 100-pct }
 
 // pick returns i with probability w[i]/sum(w); 0 is the simplest.
-func (g *gen) pick(w ...int) int {
+func (g *comboDrawer) pick(w ...int) int {
 	total := 0
 	for _, x := range w {
 		total += x
@@ -189,11 +171,12 @@ func (g *gen) pick(w ...int) int {
 	return len(w) - 1
 }
 
-func oneOf[T any](g *gen, xs ...T) T { return xs[g.intn(len(xs))] }
+// pickOne draws one of xs uniformly.
+func pickOne[T any](g *comboDrawer, xs ...T) T { return xs[g.intn(len(xs))] }
 
 // rank draws a number of dimensions, at least least: 1 or 2 mostly, 0 and
 // 3 less often; 2 or 3 when large.
-func (g *gen) rank(least int) int {
+func (g *comboDrawer) rank(least int) int {
 	r := []int{1, 2, 0, 3}[g.pick(35, 30, 15, 20)]
 	if g.large {
 		r = 2 + g.intn(2)
@@ -202,7 +185,7 @@ func (g *gen) rank(least int) int {
 }
 
 // size draws one dimension's size: 1..3 mostly, 0 and 4..5 rarely.
-func (g *gen) size() int {
+func (g *comboDrawer) size() int {
 	switch g.pick(85, 5, 10) {
 	case 1:
 		return 0
@@ -213,7 +196,7 @@ func (g *gen) size() int {
 }
 
 // shape draws a shape of rank r; a large one holds about 1–4K elements.
-func (g *gen) shape(r int) []int {
+func (g *comboDrawer) shape(r int) []int {
 	s := make([]int, r)
 	for d := range s {
 		switch {
@@ -232,7 +215,7 @@ func (g *gen) shape(r int) []int {
 
 // dim draws a dim for a tensor of n dimensions (0-d counts as 1): in range,
 // often negative, rarely out of range.
-func (g *gen) dim(n int) int {
+func (g *comboDrawer) dim(n int) int {
 	m := max(n, 1)
 	d := g.intn(m)
 	switch g.pick(70, 25, 5) {
@@ -248,55 +231,27 @@ func (g *gen) dim(n int) int {
 	return d
 }
 
-// wrap returns dim wrapped against n dimensions, or 0 when out of range.
-func wrap(dim, n int) int {
-	m := max(n, 1)
-	if dim < -m || dim >= m {
-		return 0
-	}
-	if dim < 0 {
-		dim += m
-	}
-	return dim
-}
-
-// sizeAt is size(t, d) with a 0-d shape (or a d past the end) as size 1.
-func sizeAt(shape []int, d int) int {
-	if d < len(shape) {
-		return shape[d]
-	}
-	return 1
-}
-
-func numel(shape []int) int {
-	n := 1
-	for _, s := range shape {
-		n *= s
-	}
-	return n
-}
-
 // otherDType returns a dtype other than dt.
-func (g *gen) otherDType(dt scatter.DType) scatter.DType {
+func (g *comboDrawer) otherDType(dt scatter.DType) scatter.DType {
 	others := slices.DeleteFunc(slices.Clone(scatter.DTypes), func(x scatter.DType) bool { return x == dt })
 	return others[g.intn(len(others))]
 }
 
 // indexDType draws int64, int32 with probability int32pct, and rarely a
 // dtype no operation takes as an index.
-func (g *gen) indexDType(int32pct int) scatter.DType {
+func (g *comboDrawer) indexDType(int32pct int) scatter.DType {
 	switch g.pick(97-int32pct, int32pct, 3) {
 	case 1:
 		return scatter.DTInt32
 	case 2:
-		return oneOf(g, scatter.DTInt16, scatter.DTUint8, scatter.DTFloat32, scatter.DTBool)
+		return pickOne(g, scatter.DTInt16, scatter.DTUint8, scatter.DTFloat32, scatter.DTBool)
 	}
 	return scatter.DTInt64
 }
 
 // indexVals draws n index values in [0, size), with, rarely, one of them
 // out of range: negative, size, or far off.
-func (g *gen) indexVals(n, size int) []int64 {
+func (g *comboDrawer) indexVals(n, size int) []int64 {
 	v := make([]int64, n)
 	for i := range v {
 		if size > 0 {
@@ -304,56 +259,30 @@ func (g *gen) indexVals(n, size int) []int64 {
 		}
 	}
 	if n > 0 && g.rare(8) {
-		v[g.intn(n)] = oneOf(g, -1, int64(size), -int64(size)-1, int64(size)+7, -int64(size))
+		v[g.intn(n)] = pickOne(g, -1, int64(size), -int64(size)-1, int64(size)+7, -int64(size))
 	}
 	return v
 }
 
-// indexTensor returns vals as a tensor of dtype dt and the given shape
+// plainIndex returns vals as a tensor of dtype dt and the given shape
 // (bool and uint8 keep only what they can hold).
-func indexTensor(dt scatter.DType, vals []int64, shape []int) scatter.Tensor {
+func plainIndex(dt scatter.DType, vals []int64, shape []int) scatter.Tensor {
 	data := scatter.MakeData(dt, len(vals))
 	for i, v := range vals {
-		setInt(data, i, v)
+		scatter.SetInt(data, i, v)
 	}
 	return scatter.Tensor{Shape: append([]int{}, shape...), Data: data}
 }
 
-// setInt stores v at i, converted as a C cast would (floats exactly).
-func setInt(data any, i int, v int64) {
-	switch d := data.(type) {
-	case []bool:
-		d[i] = v != 0
-	case []uint8:
-		d[i] = uint8(v)
-	case []int8:
-		d[i] = int8(v)
-	case []int16:
-		d[i] = int16(v)
-	case []int32:
-		d[i] = int32(v)
-	case []int64:
-		d[i] = v
-	case []scatter.Float16:
-		d[i] = scatter.Float16FromFloat64(float64(v))
-	case []scatter.BFloat16:
-		d[i] = scatter.BFloat16FromFloat64(float64(v))
-	case []float32:
-		d[i] = float32(v)
-	case []float64:
-		d[i] = float64(v)
-	}
-}
-
 // tensor draws a tensor of dtype dt and shape.
-func (g *gen) tensor(dt scatter.DType, shape []int) scatter.Tensor {
-	return scatter.Tensor{Shape: append([]int{}, shape...), Data: g.data(dt, numel(shape))}
+func (g *comboDrawer) tensor(dt scatter.DType, shape []int) scatter.Tensor {
+	return scatter.Tensor{Shape: append([]int{}, shape...), Data: g.data(dt, scatter.Numel(shape))}
 }
 
 // data draws n elements of dtype dt in one of three moods: small integers
 // (exact in every dtype, sums exact), a mix with the dtype's special
 // values, or raw bit patterns.
-func (g *gen) data(dt scatter.DType, n int) any {
+func (g *comboDrawer) data(dt scatter.DType, n int) any {
 	data := scatter.MakeData(dt, n)
 	mood := g.pick(55, 30, 15)
 	for i := 0; i < n; i++ {
@@ -363,7 +292,7 @@ func (g *gen) data(dt scatter.DType, n int) any {
 }
 
 // small draws a small integer: 0, ±1, ±2, ±3.
-func (g *gen) small() int64 {
+func (g *comboDrawer) small() int64 {
 	v := int64(g.intn(4))
 	if g.intn(2) == 1 {
 		v = -v
@@ -371,7 +300,7 @@ func (g *gen) small() int64 {
 	return v
 }
 
-func (g *gen) elem(data any, i int, dt scatter.DType, mood int) {
+func (g *comboDrawer) elem(data any, i int, dt scatter.DType, mood int) {
 	if mood == 0 || (mood == 1 && g.intn(2) == 0) {
 		v := g.small()
 		switch dt {
@@ -380,7 +309,7 @@ func (g *gen) elem(data any, i int, dt scatter.DType, mood int) {
 		case scatter.DTBool:
 			v &= 1
 		}
-		setInt(data, i, v)
+		scatter.SetInt(data, i, v)
 		return
 	}
 	switch d := data.(type) {
@@ -388,45 +317,45 @@ func (g *gen) elem(data any, i int, dt scatter.DType, mood int) {
 		d[i] = g.intn(2) == 1
 	case []uint8:
 		if mood == 1 {
-			d[i] = oneOf(g, uint8(255), 254, 128, 127, 250)
+			d[i] = pickOne(g, uint8(255), 254, 128, 127, 250)
 		} else {
-			d[i] = uint8(g.s.Uint64())
+			d[i] = uint8(g.s.u64())
 		}
 	case []int8:
 		if mood == 1 {
-			d[i] = oneOf(g, int8(math.MinInt8), math.MaxInt8, -1, math.MinInt8+1, 100, -100)
+			d[i] = pickOne(g, int8(math.MinInt8), math.MaxInt8, -1, math.MinInt8+1, 100, -100)
 		} else {
-			d[i] = int8(g.s.Uint64())
+			d[i] = int8(g.s.u64())
 		}
 	case []int16:
 		if mood == 1 {
-			d[i] = oneOf(g, int16(math.MinInt16), math.MaxInt16, -1, 1000, -1000)
+			d[i] = pickOne(g, int16(math.MinInt16), math.MaxInt16, -1, 1000, -1000)
 		} else {
-			d[i] = int16(g.s.Uint64())
+			d[i] = int16(g.s.u64())
 		}
 	case []int32:
 		if mood == 1 {
-			d[i] = oneOf(g, int32(math.MinInt32), math.MaxInt32, -1, 65536, -65537)
+			d[i] = pickOne(g, int32(math.MinInt32), math.MaxInt32, -1, 65536, -65537)
 		} else {
-			d[i] = int32(g.s.Uint64())
+			d[i] = int32(g.s.u64())
 		}
 	case []int64:
 		if mood == 1 {
-			d[i] = oneOf(g, int64(math.MinInt64), math.MaxInt64, -1, 1<<32, 1<<53+1)
+			d[i] = pickOne(g, int64(math.MinInt64), math.MaxInt64, -1, 1<<32, 1<<53+1)
 		} else {
-			d[i] = int64(g.s.Uint64())
+			d[i] = int64(g.s.u64())
 		}
 	case []scatter.Float16:
 		if mood == 1 {
 			d[i] = scatter.Float16FromFloat64(g.special(dt))
 		} else {
-			d[i] = scatter.Float16(g.s.Uint64())
+			d[i] = scatter.Float16(g.s.u64())
 		}
 	case []scatter.BFloat16:
 		if mood == 1 {
 			d[i] = scatter.BFloat16FromFloat64(g.special(dt))
 		} else {
-			d[i] = scatter.BFloat16(g.s.Uint64())
+			d[i] = scatter.BFloat16(g.s.u64())
 		}
 	case []float32:
 		switch {
@@ -434,19 +363,19 @@ func (g *gen) elem(data any, i int, dt scatter.DType, mood int) {
 			d[i] = float32(g.special(dt))
 		case g.intn(2) == 0:
 			// exact in float16: the same data in every float dtype
-			d[i] = scatter.Float16(g.s.Uint64()).Float32()
+			d[i] = scatter.Float16(g.s.u64()).Float32()
 		default:
-			d[i] = math.Float32frombits(uint32(g.s.Uint64()))
+			d[i] = math.Float32frombits(uint32(g.s.u64()))
 		}
 	case []float64:
 		switch {
 		case mood == 1:
 			d[i] = g.special(dt)
 		case g.intn(2) == 0:
-			d[i] = scatter.Float16(g.s.Uint64()).Float64()
+			d[i] = scatter.Float16(g.s.u64()).Float64()
 		default:
 			// a modest exponent, so that sums round instead of overflowing
-			d[i] = math.Ldexp(float64(int64(g.s.Uint64()>>11))/(1<<52)-1, g.intn(80)-40)
+			d[i] = math.Ldexp(float64(int64(g.s.u64()>>11))/(1<<52)-1, g.intn(80)-40)
 		}
 	}
 }
@@ -454,7 +383,7 @@ func (g *gen) elem(data any, i int, dt scatter.DType, mood int) {
 // special draws a value that float kernels treat with care: signed zeros,
 // infinities, NaN, subnormals, the extremes, and values where 16-bit
 // accumulation saturates.
-func (g *gen) special(dt scatter.DType) float64 {
+func (g *comboDrawer) special(dt scatter.DType) float64 {
 	var maxF, minNormal, minSub float64
 	switch dt {
 	case scatter.DTFloat16:
@@ -466,7 +395,7 @@ func (g *gen) special(dt scatter.DType) float64 {
 	default:
 		maxF, minNormal, minSub = math.MaxFloat64, math.Ldexp(1, -1022), math.Ldexp(1, -1074)
 	}
-	v := oneOf(g, 0.5, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), minSub, 3*minSub, minNormal,
+	v := pickOne(g, 0.5, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), minSub, 3*minSub, minNormal,
 		maxF, 2048, 256, 0.1, 1.0/3, 65504, 1e-3)
 	if g.intn(2) == 1 {
 		v = -v
@@ -476,19 +405,19 @@ func (g *gen) special(dt scatter.DType) float64 {
 
 // scalar draws a Python scalar for a tensor of dtype dt: ints, floats,
 // bools, special floats and, rarely, values that overflow dt.
-func (g *gen) scalar(dt scatter.DType) scatter.Scalar {
+func (g *comboDrawer) scalar(dt scatter.DType) scatter.Scalar {
 	switch g.pick(40, 30, 10, 12, 8) {
 	case 1:
-		return scatter.Float(oneOf(g, 0.5, -2.7, 1.23, 2.5, -0.5, 3.0, 1e-3))
+		return scatter.Float(pickOne(g, 0.5, -2.7, 1.23, 2.5, -0.5, 3.0, 1e-3))
 	case 2:
 		return scatter.Bool(g.intn(2) == 1)
 	case 3:
-		return scatter.Float(oneOf(g, math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 1e-40, 65504, 65520, 1e5, 3e38, 1e39))
+		return scatter.Float(pickOne(g, math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 1e-40, 65504, 65520, 1e5, 3e38, 1e39))
 	case 4:
 		// the edges of c10's checked conversion: negative ints wrap into
 		// unsigned types down to -max, floats do not; float limits are
 		// the finite maximum, not the rounding threshold
-		return oneOf(g, scatter.Int(300), scatter.Int(-129), scatter.Int(256), scatter.Int(128), scatter.Int(-1),
+		return pickOne(g, scatter.Int(300), scatter.Int(-129), scatter.Int(256), scatter.Int(128), scatter.Int(-1),
 			scatter.Int(-255), scatter.Int(-256), scatter.Int(255), scatter.Int(127), scatter.Int(-128), scatter.Int(32768),
 			scatter.Int(-32769), scatter.Int(1<<31), scatter.Int(-1<<31-1), scatter.Int(1<<40), scatter.Int(math.MaxInt64),
 			scatter.Int(math.MinInt64), scatter.Float(-0.5), scatter.Float(255.5), scatter.Float(255.0), scatter.Float(127.5),
@@ -503,24 +432,24 @@ func (g *gen) scalar(dt scatter.DType) scatter.Scalar {
 // scatter_reduce_: self, a dim, an index of self's rank no larger than
 // self apart from dim, and a src at least as large as the index (when
 // withSrc); rarely one of the shape, rank, dtype or value rules broken.
-func (g *gen) dimScatter(dt scatter.DType, withSrc bool) (self scatter.Tensor, dim int, index, src scatter.Tensor) {
+func (g *comboDrawer) dimScatter(dt scatter.DType, withSrc bool) (self scatter.Tensor, dim int, index, src scatter.Tensor) {
 	if g.large && g.intn(3) == 0 {
 		return g.funnel(dt, withSrc)
 	}
 	r := g.rank(0)
 	sshape := g.shape(r)
 	dim = g.dim(r)
-	wd := wrap(dim, r)
+	wd := wrapOr0(dim, r)
 	ir := r
 	if r == 0 && g.intn(2) == 1 {
 		ir = 1 // a 0-d self takes a 1-d index
 	}
 	if g.rare(3) {
-		ir = oneOf(g, ir+1, max(ir-1, 0))
+		ir = pickOne(g, ir+1, max(ir-1, 0))
 	}
 	ishape := make([]int, ir)
 	for d := range ishape {
-		s := sizeAt(sshape, d)
+		s := scatter.SizeAt(sshape, d)
 		switch {
 		case d == wd && g.large:
 			ishape[d] = 8 + g.intn(24)
@@ -537,7 +466,7 @@ func (g *gen) dimScatter(dt scatter.DType, withSrc bool) (self scatter.Tensor, d
 		}
 	}
 	idt := g.indexDType(4)
-	index = indexTensor(idt, g.indexVals(numel(ishape), sizeAt(sshape, wd)), ishape)
+	index = plainIndex(idt, g.indexVals(scatter.Numel(ishape), scatter.SizeAt(sshape, wd)), ishape)
 	self = g.tensor(dt, sshape)
 	if !withSrc {
 		return self, dim, index, scatter.Tensor{}
@@ -547,11 +476,11 @@ func (g *gen) dimScatter(dt scatter.DType, withSrc bool) (self scatter.Tensor, d
 		sr = 1
 	}
 	if g.rare(3) {
-		sr = oneOf(g, sr+1, max(sr-1, 0))
+		sr = pickOne(g, sr+1, max(sr-1, 0))
 	}
 	srcShape := make([]int, sr)
 	for d := range srcShape {
-		srcShape[d] = sizeAt(ishape, d)
+		srcShape[d] = scatter.SizeAt(ishape, d)
 		if g.intn(3) == 2 {
 			srcShape[d] += 1 + g.intn(2)
 		}
@@ -570,10 +499,10 @@ func (g *gen) dimScatter(dt scatter.DType, withSrc bool) (self scatter.Tensor, d
 // funnel draws a 1-d scatter of some hundred contributions into one or two
 // targets: mean counts then saturate (float16, bfloat16) or wrap (int8,
 // uint8), and 16-bit sums stop growing.
-func (g *gen) funnel(dt scatter.DType, withSrc bool) (self scatter.Tensor, dim int, index, src scatter.Tensor) {
+func (g *comboDrawer) funnel(dt scatter.DType, withSrc bool) (self scatter.Tensor, dim int, index, src scatter.Tensor) {
 	size := 1 + g.intn(2)
 	n := 120 + g.intn(300)
-	index = indexTensor(scatter.DTInt64, g.indexVals(n, size), []int{n})
+	index = plainIndex(scatter.DTInt64, g.indexVals(n, size), []int{n})
 	self = g.tensor(dt, []int{size})
 	if withSrc {
 		src = g.tensor(dt, []int{n})
@@ -581,19 +510,19 @@ func (g *gen) funnel(dt scatter.DType, withSrc bool) (self scatter.Tensor, dim i
 	return self, -g.intn(2), index, src
 }
 
-func (g *gen) scatter(c Combo) scatter.Call {
+func (g *comboDrawer) scatter(c Combo) scatter.Call {
 	self, dim, index, src := g.dimScatter(c.DType, !c.Value)
 	s := scatter.Scatter{Self: self, Dim: dim, Index: index, Src: src, Reduce: c.Reduce}
 	if c.Value {
 		s.Value = scatter.Ptr(g.scalar(c.DType))
 	}
 	if g.rare(2) {
-		s.Reduce = oneOf(g, scatter.ReduceSum, "mean", "bogus")
+		s.Reduce = pickOne(g, scatter.ReduceSum, "mean", "bogus")
 	}
 	return s
 }
 
-func (g *gen) gather(dt scatter.DType) scatter.Call {
+func (g *comboDrawer) gather(dt scatter.DType) scatter.Call {
 	self, dim, index, _ := g.dimScatter(dt, false)
 	return scatter.Gather{Input: self, Dim: dim, Index: index}
 }
@@ -602,11 +531,11 @@ func (g *gen) gather(dt scatter.DType) scatter.Call {
 // values along dim and a source like self with n slices along dim; rarely
 // a broadcasting or lower-rank source slice, a 0-d source, a count that
 // does not match, a 2-d index or another dtype.
-func (g *gen) indexReduce(c Combo) scatter.Call {
+func (g *comboDrawer) indexReduce(c Combo) scatter.Call {
 	r := g.rank(0)
 	sshape := g.shape(r)
 	dim := g.dim(r)
-	wd := wrap(dim, r)
+	wd := wrapOr0(dim, r)
 	n := []int{1, 2, 3, 4, 0}[g.pick(25, 30, 20, 20, 5)]
 	if g.large {
 		n = 8 + g.intn(24)
@@ -622,7 +551,7 @@ func (g *gen) indexReduce(c Combo) scatter.Call {
 	case g.rare(2):
 		ishape = []int{1, n}
 	}
-	index := indexTensor(g.indexDType(40), g.indexVals(n, sizeAt(sshape, wd)), ishape)
+	index := plainIndex(g.indexDType(40), g.indexVals(n, scatter.SizeAt(sshape, wd)), ishape)
 	var srcShape []int
 	if r == 0 {
 		srcShape = []int{n}
@@ -660,7 +589,7 @@ func (g *gen) indexReduce(c Combo) scatter.Call {
 	}
 	red := c.Reduce
 	if g.rare(2) {
-		red = oneOf(g, scatter.ReduceSum, "add")
+		red = pickOne(g, scatter.ReduceSum, "add")
 	}
 	return scatter.IndexReduce{Self: g.tensor(c.DType, sshape), Dim: dim, Index: index, Source: g.tensor(sdt, srcShape),
 		Reduce: red, ExcludeSelf: c.ExcludeSelf}
@@ -668,17 +597,17 @@ func (g *gen) indexReduce(c Combo) scatter.Call {
 
 // tsDim draws torch_scatter's dim: absent (-1) or explicit; it returns the
 // dim and its wrapped value.
-func (g *gen) tsDim(n int) (*int, int) {
+func (g *comboDrawer) tsDim(n int) (*int, int) {
 	if g.intn(5) < 2 {
-		return nil, wrap(-1, n)
+		return nil, wrapOr0(-1, n)
 	}
 	d := g.dim(n)
-	return scatter.Ptr(d), wrap(d, n)
+	return scatter.Ptr(d), wrapOr0(d, n)
 }
 
 // tsSize draws the size along dim of an output: enough for every index
 // value, sometimes more, rarely less (an out-of-range index).
-func (g *gen) tsSize(vals []int64) int {
+func (g *comboDrawer) tsSize(vals []int64) int {
 	m := int64(-1)
 	for _, v := range vals {
 		m = max(m, v)
@@ -693,7 +622,7 @@ func (g *gen) tsSize(vals []int64) int {
 // torchScatterAdd draws torch_scatter 1.x's scatter_add: a src, an index
 // that is 1-d along dim or of src's rank broadcasting either way, an
 // optional out, dim_size and a fill_value.
-func (g *gen) torchScatterAdd(dt scatter.DType) scatter.Call {
+func (g *comboDrawer) torchScatterAdd(dt scatter.DType) scatter.Call {
 	n := g.rank(1)
 	if g.rare(3) {
 		n = 0
@@ -736,8 +665,8 @@ func (g *gen) torchScatterAdd(dt scatter.DType) scatter.Call {
 	if len(ishape) == 1 && ishape[0] == 0 && n > 0 && S[wd] > 0 {
 		ishape[0] = S[wd] // an empty 1-d index is undefined in torch_scatter 1.x
 	}
-	vals := g.indexVals(numel(ishape), K)
-	index := indexTensor(g.indexDType(3), vals, ishape)
+	vals := g.indexVals(scatter.Numel(ishape), K)
+	index := plainIndex(g.indexDType(3), vals, ishape)
 	c := scatter.TorchScatterAdd{Src: g.tensor(dt, S), Index: index, Dim: dimp, FillValue: g.scalar(dt)}
 	switch g.pick(60, 20, 20) {
 	case 1:
@@ -763,7 +692,7 @@ func (g *gen) torchScatterAdd(dt scatter.DType) scatter.Call {
 // torchScatter draws torch_scatter 2.x's scatter: a src, an index that is
 // 1-d along dim or matches src's leading dimensions (size 1 broadcasting),
 // an optional out (rarely of another rank or size) and dim_size.
-func (g *gen) torchScatter(c Combo) scatter.Call {
+func (g *comboDrawer) torchScatter(c Combo) scatter.Call {
 	n := g.rank(1)
 	if g.rare(3) {
 		n = 0
@@ -773,7 +702,7 @@ func (g *gen) torchScatter(c Combo) scatter.Call {
 	K := 1 + g.intn(4)
 	var ishape []int
 	if n < 2 || g.intn(2) == 0 {
-		ishape = []int{sizeAt(S, wd)}
+		ishape = []int{scatter.SizeAt(S, wd)}
 		if g.rare(3) {
 			ishape = []int{1}
 		}
@@ -784,11 +713,11 @@ func (g *gen) torchScatter(c Combo) scatter.Call {
 			ishape[g.intn(k)] = 1
 		}
 	}
-	vals := g.indexVals(numel(ishape), K)
-	index := indexTensor(g.indexDType(3), vals, ishape)
+	vals := g.indexVals(scatter.Numel(ishape), K)
+	index := plainIndex(g.indexDType(3), vals, ishape)
 	ts := scatter.TorchScatter{Src: g.tensor(c.DType, S), Index: index, Dim: dimp, Reduce: c.Reduce}
 	if g.rare(2) {
-		ts.Reduce = oneOf(g, scatter.ReduceProd, scatter.ReduceAmax, "bogus")
+		ts.Reduce = pickOne(g, scatter.ReduceProd, scatter.ReduceAmax, "bogus")
 	}
 	switch g.pick(60, 20, 20) {
 	case 1:
@@ -829,7 +758,7 @@ func (g *gen) torchScatter(c Combo) scatter.Call {
 // broadcastShape draws the shape of an F# index that broadcasts to to:
 // rarely with leading dims left out, some dims 1, or one that does not
 // broadcast.
-func (g *gen) broadcastShape(to []int) []int {
+func (g *comboDrawer) broadcastShape(to []int) []int {
 	s := slices.Clone(to)
 	if len(s) > 0 && g.rare(15) {
 		s = s[1+g.intn(len(s)):]
@@ -848,7 +777,7 @@ func (g *gen) broadcastShape(to []int) []int {
 // tensorScatter draws the F# Tensor.scatter: a src, a target shape of at
 // least src's rank and size, and one index per target dimension (None only
 // below src's rank), each broadcasting to src's shape.
-func (g *gen) tensorScatter(dt scatter.DType) scatter.Call {
+func (g *comboDrawer) tensorScatter(dt scatter.DType) scatter.Call {
 	sr := g.rank(0)
 	S := g.shape(sr)
 	m := sr
@@ -883,7 +812,7 @@ func (g *gen) tensorScatter(dt scatter.DType) scatter.Call {
 		if g.rare(3) {
 			idt = scatter.DTInt32
 		}
-		indices[k] = indexTensor(idt, g.indexVals(numel(ishape), T[k]), ishape)
+		indices[k] = plainIndex(idt, g.indexVals(scatter.Numel(ishape), T[k]), ishape)
 	}
 	if g.rare(3) {
 		if len(indices) > 0 && g.intn(2) == 0 {
@@ -898,7 +827,7 @@ func (g *gen) tensorScatter(dt scatter.DType) scatter.Call {
 // tensorGather draws the F# Tensor.gather: a src, and one index per src
 // dimension (at least one given), the given ones broadcasting to a common
 // target shape no larger than src where an index is None.
-func (g *gen) tensorGather(dt scatter.DType) scatter.Call {
+func (g *comboDrawer) tensorGather(dt scatter.DType) scatter.Call {
 	sr := g.rank(1)
 	if g.rare(3) {
 		sr = 0
@@ -926,12 +855,12 @@ func (g *gen) tensorGather(dt scatter.DType) scatter.Call {
 		if g.rare(3) {
 			idt = scatter.DTInt32
 		}
-		indices[k] = indexTensor(idt, g.indexVals(numel(ishape), S[k]), ishape)
+		indices[k] = plainIndex(idt, g.indexVals(scatter.Numel(ishape), S[k]), ishape)
 		some = true
 	}
 	if !some && len(indices) > 0 && !g.rare(10) {
 		ishape := g.broadcastShape(T)
-		indices[0] = indexTensor(scatter.DTInt64, g.indexVals(numel(ishape), S[0]), ishape)
+		indices[0] = plainIndex(scatter.DTInt64, g.indexVals(scatter.Numel(ishape), S[0]), ishape)
 	}
 	if g.rare(3) {
 		if len(indices) > 0 && g.intn(2) == 0 {
@@ -941,4 +870,11 @@ func (g *gen) tensorGather(dt scatter.DType) scatter.Call {
 		}
 	}
 	return scatter.TensorGather{Indices: indices, Src: g.tensor(dt, S)}
+}
+
+// wrapOr0 is dim wrapped against n dims, or 0 when out of range (for
+// shaping the other tensors of a call whose dim is wrong on purpose).
+func wrapOr0(dim, n int) int {
+	d, _ := scatter.WrapDim(dim, n)
+	return d
 }

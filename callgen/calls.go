@@ -1,4 +1,4 @@
-package properties
+package callgen
 
 import (
 	"math"
@@ -25,26 +25,45 @@ const (
 	bigIndex           // one value >= size
 )
 
-// dup is the density of duplicate index values.
-type dup uint8
+// Dup is the density of duplicate index values.
+type Dup uint8
 
 const (
-	dupRandom dup = iota // uniform in [0, size)
-	dupUnique            // distinct along each fiber where the size allows
-	dupNarrow            // one or two values per tensor region: heavy duplication
-	dupSame              // a single value everywhere
+	DupDrawn  Dup = iota // drawn per index tensor (Options: the default)
+	DupRandom            // uniform in [0, size)
+	DupUnique            // distinct along each fiber where the size allows
+	DupNarrow            // one or two values per tensor region: heavy duplication
+	DupSame              // a single value everywhere
 )
 
-// dupMode draws a duplicate density, from unique to all-same.
-func (g *gen) dupMode() dup { return dup(g.pick(40, 25, 20, 15)) }
+// Duplicates draws a duplicate density, from unique to all-same (or
+// returns Options.Duplicates when set).
+func (g *Drawer) Duplicates() Dup { return g.dups(40, 25, 20, 15) }
+
+// dups draws a density from DupRandom on with the given weights, or
+// returns Options.Duplicates when set.
+func (g *Drawer) dups(weights ...int) Dup {
+	if g.o.Duplicates != DupDrawn {
+		return g.o.Duplicates
+	}
+	return DupRandom + Dup(g.pick(weights...))
+}
+
+// IndexTensor draws an index tensor of the given shape and dtype whose
+// values address a dimension of size size (none out of range). fd is the
+// index's own dimension along which values feed one output fiber (the one
+// whose values DupUnique keeps distinct), -1 if none.
+func (g *Drawer) IndexTensor(shape []int, fd, size int, dt scatter.DType, mode LayoutMode, dm Dup) scatter.Tensor {
+	return g.indexTensor(shape, fd, size, dt, mode, dm, goodIndex)
+}
 
 // indexTensor draws an index tensor of the given shape and dtype whose
 // values address a dimension of size size. fd is the index's own
 // dimension along which values feed one output fiber (the one whose
-// values dupUnique keeps distinct), -1 if none.
-func (g *gen) indexTensor(shape []int, fd, size int, dt scatter.DType, mode layoutMode, dm dup, bad badIndex) scatter.Tensor {
+// values DupUnique keeps distinct), -1 if none.
+func (g *Drawer) indexTensor(shape []int, fd, size int, dt scatter.DType, mode LayoutMode, dm Dup, bad badIndex) scatter.Tensor {
 	l := g.layout(shape, mode)
-	if dm == dupUnique && fd >= 0 && fd < len(l.expand) {
+	if dm == DupUnique && fd >= 0 && fd < len(l.expand) {
 		l.expand[fd] = false // a stride-0 fiber repeats its value
 	}
 	bs := l.baseShape(shape)
@@ -56,13 +75,13 @@ func (g *gen) indexTensor(shape []int, fd, size int, dt scatter.DType, mode layo
 	}
 	data := scatter.MakeData(dt, len(vals))
 	for i, v := range vals {
-		setInt(data, i, v)
+		scatter.SetInt(data, i, v)
 	}
 	return materialize(data, shape, l)
 }
 
 // corruptIndex returns a negative or too large index value.
-func corruptIndex(s src, bad badIndex, size int, dt scatter.DType) int64 {
+func corruptIndex(s source, bad badIndex, size int, dt scatter.DType) int64 {
 	huge := int64(1) << 40
 	if dt == scatter.DTInt32 {
 		huge = 1 << 30
@@ -81,33 +100,33 @@ func corruptIndex(s src, bad badIndex, size int, dt scatter.DType) int64 {
 
 // indexValues draws the row-major values of an index of shape bs, each in
 // [0, size) (0 when size is 0: out of range, as nothing else can be).
-func (g *gen) indexValues(bs []int, fd, size int, dm dup) []int64 {
-	n := numel(bs)
+func (g *Drawer) indexValues(bs []int, fd, size int, dm Dup) []int64 {
+	n := scatter.Numel(bs)
 	vals := make([]int64, n)
 	if n == 0 || size <= 0 {
 		return vals
 	}
 	s := g.seeded(n)
 	switch dm {
-	case dupSame:
+	case DupSame:
 		v := int64(s.uniform(size))
 		for i := range vals {
 			vals[i] = v
 		}
-	case dupNarrow:
+	case DupNarrow:
 		w := 1 + s.uniform(2)
 		b := s.uniform(size)
 		for i := range vals {
 			vals[i] = int64((b + s.uniform(w)) % size)
 		}
-	case dupUnique:
+	case DupUnique:
 		if fd < 0 || fd >= len(bs) {
 			for i := range vals {
 				vals[i] = int64(s.uniform(size))
 			}
 			break
 		}
-		outer, fl, inner := numel(bs[:fd]), bs[fd], numel(bs[fd+1:])
+		outer, fl, inner := scatter.Numel(bs[:fd]), bs[fd], scatter.Numel(bs[fd+1:])
 		for o := 0; o < outer; o++ {
 			for in := 0; in < inner; in++ {
 				perm := distinct(s, size, fl)
@@ -126,7 +145,7 @@ func (g *gen) indexValues(bs []int, fd, size int, dm dup) []int64 {
 
 // distinct returns k values in [0, size): distinct while k <= size, then
 // repeating the same arrangement.
-func distinct(s src, size, k int) []int {
+func distinct(s source, size, k int) []int {
 	m := min(k, size)
 	chosen := map[int]int{} // a sparse partial Fisher-Yates
 	at := func(i int) int {
@@ -148,34 +167,26 @@ func distinct(s src, size, k int) []int {
 	return out
 }
 
-// sizeAt is ATen's ensure_nonempty_size.
-func sizeAt(shape []int, d int) int {
-	if len(shape) == 0 {
-		return 1
-	}
-	return shape[d]
-}
-
 // dimArg draws how a wrapped dim d of an n-d tensor is passed: as is, or
 // negative.
-func (g *gen) dimArg(d, n int) int {
-	if g.chance(30) {
+func (g *Drawer) DimArg(d, n int) int {
+	if g.Chance(30) {
 		return d - max(n, 1)
 	}
 	return d
 }
 
 // badDim returns a dim outside [-n, n-1].
-func (g *gen) badDim(n int) int {
+func (g *Drawer) badDim(n int) int {
 	n = max(n, 1)
-	if g.chance(50) {
-		return n + g.intn(0, 2)
+	if g.Chance(50) {
+		return n + g.IntRange(0, 2)
 	}
-	return -n - 1 - g.intn(0, 2)
+	return -n - 1 - g.IntRange(0, 2)
 }
 
 // corrupting decides whether this call goes toward an error path.
-func (g *gen) corrupting() bool { return !g.valid && g.chance(g.cfg.errorPct) }
+func (g *Drawer) corrupting() bool { return !g.o.Valid && g.Chance(g.o.FaultPercent) }
 
 // ---- scatter, scatter_add, scatter_reduce ----
 
@@ -183,32 +194,32 @@ func (g *gen) corrupting() bool { return !g.valid && g.chance(g.cfg.errorPct) }
 var scatterReductions = []scatter.Reduce{scatter.ReduceSum, scatter.ReduceProd, scatter.ReduceMean, scatter.ReduceAmax, scatter.ReduceAmin}
 
 // dimScatterCall draws a scatter, scatter_add or scatter_reduce call.
-func (g *gen) dimScatterCall(op scatter.Op) scatter.Call {
-	dt := g.dtype(op, nil)
-	long := g.want.longIndex
-	r := g.rank(0)
+func (g *Drawer) DimScatterCall(op scatter.Op) scatter.Call {
+	dt := g.DType(op, nil)
+	long := g.o.Want.LongIndex
+	r := g.Rank(0)
 	if long && r == 0 {
 		r = 1
 	}
-	self := g.shape(r)
+	self := g.Shape(r)
 	if long {
 		for k := range self {
 			self[k] = max(self[k], 1)
 		}
 	}
 	n := max(r, 1)
-	d := g.intn(0, n-1)
-	dim := g.dimArg(d, r)
+	d := g.IntRange(0, n-1)
+	dim := g.DimArg(d, r)
 
-	hasSrc := op != scatter.OpScatter || !g.chance(30)
+	hasSrc := op != scatter.OpScatter || !g.Chance(30)
 	var reduce scatter.Reduce
 	exclude := false
 	switch op {
 	case scatter.OpScatter:
 		reduce = []scatter.Reduce{scatter.ReduceNone, scatter.ReduceAdd, scatter.ReduceMultiply}[g.pick(50, 25, 25)]
 	case scatter.OpScatterReduce:
-		reduce = oneOf(g, scatterReductions...)
-		exclude = g.chance(50)
+		reduce = OneOf(g, scatterReductions...)
+		exclude = g.Chance(50)
 	}
 
 	// The index: self's rank, within self apart from dim, any length
@@ -217,57 +228,57 @@ func (g *gen) dimScatterCall(op scatter.Op) scatter.Call {
 	for k := range idx {
 		switch {
 		case k == d && long:
-			idx[k] = g.intn(2, self[k]+2)
+			idx[k] = g.IntRange(2, self[k]+2)
 		case k == d && self[k] == 0:
-			idx[k] = g.intn(0, 2)
-		case k == d && g.chance(15):
-			idx[k] = g.intn(self[k]+1, 2*self[k]+4)
+			idx[k] = g.IntRange(0, 2)
+		case k == d && g.Chance(15):
+			idx[k] = g.IntRange(self[k]+1, 2*self[k]+4)
 		case k == d:
-			idx[k] = g.intn(1, self[k])
-		case g.chance(60):
+			idx[k] = g.IntRange(1, self[k])
+		case g.Chance(60):
 			idx[k] = self[k]
 		case long:
-			idx[k] = g.intn(1, self[k])
+			idx[k] = g.IntRange(1, self[k])
 		default:
-			idx[k] = g.intn(0, self[k])
+			idx[k] = g.IntRange(0, self[k])
 		}
 	}
 	switch {
 	case long:
-	case r == 0 && g.chance(50):
-		idx = []int{g.intn(1, 3)}
-	case r == 1 && g.chance(10):
+	case r == 0 && g.Chance(50):
+		idx = []int{g.IntRange(1, 3)}
+	case r == 1 && g.Chance(10):
 		idx = []int{}
 	}
 	g.fit(idx, min(d, len(idx)-1))
 	srcShape := slices.Clone(idx)
 	for k := range srcShape {
-		if g.chance(20) {
-			srcShape[k] += g.intn(1, 2)
+		if g.Chance(20) {
+			srcShape[k] += g.IntRange(1, 2)
 		}
 	}
-	if len(idx) == 0 && g.chance(30) {
-		srcShape = []int{g.intn(1, 2)}
+	if len(idx) == 0 && g.Chance(30) {
+		srcShape = []int{g.IntRange(1, 2)}
 	}
 
-	idxDT := g.indexDType(g.prof != scatter.Torch113)
+	idxDT := g.IndexDType(g.o.Profile != scatter.Torch113)
 	srcDT := dt
 	bad := goodIndex
 	var value *scatter.Scalar
 	overflow := false
-	bogusEmpty := !long && (!g.valid && g.chance(5) || g.valid && g.chance(3))
+	bogusEmpty := !long && (!g.o.Valid && g.Chance(5) || g.o.Valid && g.Chance(3))
 	if bogusEmpty {
 		// An empty index skips every shape and dtype rule (but src's
 		// dtype and dim): any rank, any sizes, even a float dtype.
-		idx = g.shape(g.rank(0))
+		idx = g.Shape(g.Rank(0))
 		if len(idx) == 0 {
 			idx = []int{0}
 		}
-		idx[g.intn(0, len(idx)-1)] = 0
-		if g.chance(50) {
+		idx[g.IntRange(0, len(idx)-1)] = 0
+		if g.Chance(50) {
 			idxDT = g.badIndexDType()
 		}
-		srcShape = g.shape(g.rank(0))
+		srcShape = g.Shape(g.Rank(0))
 	} else if g.corrupting() {
 		switch g.pick(25, 15, 10, 10, 8, 8, 8, 6, 5, 5, 10) {
 		case 0:
@@ -281,7 +292,7 @@ func (g *gen) dimScatterCall(op scatter.Op) scatter.Call {
 		case 4:
 			srcDT = g.otherDType(op, dt)
 		case 5: // the index's rank differs from self's
-			if len(idx) > 1 && g.chance(50) {
+			if len(idx) > 1 && g.Chance(50) {
 				idx, srcShape = idx[1:], srcShape[1:]
 			} else {
 				idx, srcShape = append([]int{1}, idx...), append([]int{1}, srcShape...)
@@ -294,22 +305,22 @@ func (g *gen) dimScatterCall(op scatter.Op) scatter.Call {
 				bad = bigIndex
 			}
 		case 7: // larger than src
-			if k := g.intn(0, max(len(idx), 1)-1); len(idx) > 0 && idx[k] > 0 {
+			if k := g.IntRange(0, max(len(idx), 1)-1); len(idx) > 0 && idx[k] > 0 {
 				srcShape[k] = idx[k] - 1
 			} else {
 				bad = negIndex
 			}
 		case 8: // src of another rank
-			if len(srcShape) > 1 && g.chance(50) {
+			if len(srcShape) > 1 && g.Chance(50) {
 				srcShape = srcShape[1:]
 			} else {
 				srcShape = append(srcShape, 1)
 			}
 		case 9:
 			if op == scatter.OpScatter {
-				reduce = oneOf(g, scatter.ReduceSum, scatter.ReduceMean, "bogus")
+				reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceMean, "bogus")
 			} else if op == scatter.OpScatterReduce {
-				reduce = oneOf(g, scatter.ReduceAdd, scatter.ReduceMultiply, "max")
+				reduce = OneOf(g, scatter.ReduceAdd, scatter.ReduceMultiply, "max")
 			} else {
 				bad = negIndex
 			}
@@ -318,19 +329,19 @@ func (g *gen) dimScatterCall(op scatter.Op) scatter.Call {
 		}
 	}
 
-	var spec valueSpec
-	if g.valid && g.chance(50) || !g.valid && g.chance(30) {
-		spec = exactSpec(dt, numel(srcShape)+1)
+	var spec Values
+	if g.o.Valid && g.Chance(50) || !g.o.Valid && g.Chance(30) {
+		spec = ExactValues(dt, scatter.Numel(srcShape)+1)
 	} else {
-		spec = g.valueSpec()
+		spec = g.Values()
 	}
 	call := struct {
 		self, index, src scatter.Tensor
 	}{}
-	call.self = g.tensor(dt, self, g.valueSpec(), anyLayout)
-	call.index = g.indexTensor(idx, min(d, len(idx)-1), sizeAt(self, min(d, max(len(self)-1, 0))), idxDT, anyLayout, g.dupMode(), bad)
+	call.self = g.Tensor(dt, self, g.Values(), AnyLayout)
+	call.index = g.indexTensor(idx, min(d, len(idx)-1), scatter.SizeAt(self, min(d, max(len(self)-1, 0))), idxDT, AnyLayout, g.Duplicates(), bad)
 	if hasSrc {
-		call.src = g.tensor(srcDT, srcShape, spec, anyLayout)
+		call.src = g.Tensor(srcDT, srcShape, spec, AnyLayout)
 	} else {
 		v := g.scalar(dt, overflow)
 		value = &v
@@ -345,11 +356,11 @@ func (g *gen) dimScatterCall(op scatter.Op) scatter.Call {
 }
 
 // otherDim returns a dimension of an n-d tensor other than d, or -1.
-func otherDim(g *gen, n, d int) int {
+func otherDim(g *Drawer, n, d int) int {
 	if n < 2 {
 		return -1
 	}
-	k := g.intn(0, n-2)
+	k := g.IntRange(0, n-2)
 	if k >= d {
 		k++
 	}
@@ -360,52 +371,52 @@ func otherDim(g *gen, n, d int) int {
 // a fractional part (which an integer dtype truncates toward zero), bools,
 // special floats for float dtypes; with overflow, one the dtype cannot
 // hold.
-func (g *gen) scalar(dt scatter.DType, overflow bool) scatter.Scalar {
-	lo, hi := intRange(dt)
+func (g *Drawer) scalar(dt scatter.DType, overflow bool) scatter.Scalar {
+	lo, hi := dt.IntRange()
 	if overflow && dt != scatter.DTBool && dt != scatter.DTFloat64 {
 		switch {
 		case dt.IsInt():
 			switch g.pick(40, 30, 20, 10) {
 			case 0:
-				return scatter.Int(hi + 1 + int64(g.intn(0, 100)))
+				return scatter.Int(hi + 1 + int64(g.IntRange(0, 100)))
 			case 1:
 				if dt == scatter.DTUint8 {
-					return scatter.Int(-256 - int64(g.intn(0, 100)))
+					return scatter.Int(-256 - int64(g.IntRange(0, 100)))
 				}
-				return scatter.Int(lo - 1 - int64(g.intn(0, 100)))
+				return scatter.Int(lo - 1 - int64(g.IntRange(0, 100)))
 			case 2:
 				return scatter.Float(float64(hi) * 4)
 			}
 			return scatter.Float(math.NaN())
 		case dt == scatter.DTFloat16:
-			return scatter.Float(oneOf(g, 70000.0, -1e6, 65520.0))
+			return scatter.Float(OneOf(g, 70000.0, -1e6, 65520.0))
 		default:
-			return scatter.Float(oneOf(g, 1e39, -3.5e38, 1e300))
+			return scatter.Float(OneOf(g, 1e39, -3.5e38, 1e300))
 		}
 	}
 	switch {
 	case dt == scatter.DTBool:
 		switch g.pick(50, 30, 20) {
 		case 0:
-			return scatter.Bool(g.chance(50))
+			return scatter.Bool(g.Chance(50))
 		case 1:
-			return scatter.Int(int64(g.intn(-2, 2)))
+			return scatter.Int(int64(g.IntRange(-2, 2)))
 		}
-		return scatter.Float(oneOf(g, 0.0, 2.5, math.NaN(), -0.5))
+		return scatter.Float(OneOf(g, 0.0, 2.5, math.NaN(), -0.5))
 	case dt.IsInt():
 		switch g.pick(35, 40, 10, 15) {
 		case 0:
-			v := int64(g.intn(-8, 8))
+			v := int64(g.IntRange(-8, 8))
 			if dt == scatter.DTUint8 {
 				v = max(v, -v)
 			}
 			return scatter.Int(v)
 		case 1:
 			// a fractional part of .5 and more, where rounding and truncation differ
-			whole := float64(g.intn(-6, 6))
-			frac := oneOf(g, 0.5, 0.7, 0.25, 0.9)
+			whole := float64(g.IntRange(-6, 6))
+			frac := OneOf(g, 0.5, 0.7, 0.25, 0.9)
 			v := whole + frac
-			if g.chance(50) {
+			if g.Chance(50) {
 				v = whole - frac
 			}
 			if dt == scatter.DTUint8 {
@@ -413,20 +424,20 @@ func (g *gen) scalar(dt scatter.DType, overflow bool) scatter.Scalar {
 			}
 			return scatter.Float(v)
 		case 2:
-			return scatter.Bool(g.chance(50))
+			return scatter.Bool(g.Chance(50))
 		}
-		return scatter.Int(oneOf(g, lo, hi, hi-1, lo+1))
+		return scatter.Int(OneOf(g, lo, hi, hi-1, lo+1))
 	}
 	switch g.pick(30, 40, 10, 20) {
 	case 0:
-		return scatter.Int(int64(g.intn(-8, 8)))
+		return scatter.Int(int64(g.IntRange(-8, 8)))
 	case 1:
-		return scatter.Float(float64(g.intn(-40, 40)) / 8)
+		return scatter.Float(float64(g.IntRange(-40, 40)) / 8)
 	case 2:
-		return scatter.Bool(g.chance(50))
+		return scatter.Bool(g.Chance(50))
 	}
-	f := factsOf(dt)
-	return scatter.Float(oneOf(g, math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), f.minSub, f.max, -f.max, 1e-3))
+	f := FactsOf(dt)
+	return scatter.Float(OneOf(g, math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), f.MinSub, f.Max, -f.Max, 1e-3))
 }
 
 // ---- index_reduce ----
@@ -436,55 +447,55 @@ var indexReductions = []scatter.Reduce{scatter.ReduceProd, scatter.ReduceMean, s
 // indexReduceCall draws an index_reduce call: a vector index (or 0-d) of
 // int32 or int64, a source whose size along dim is the index's length, its
 // slices the shape of self's or broadcasting to it.
-func (g *gen) indexReduceCall() scatter.Call {
+func (g *Drawer) IndexReduceCall() scatter.Call {
 	op := scatter.OpIndexReduce
-	dt := g.dtype(op, nil)
-	long, full := g.want.longIndex, g.want.fullSource
-	r := g.rank(0)
+	dt := g.DType(op, nil)
+	long, full := g.o.Want.LongIndex, g.o.Want.FullSource
+	r := g.Rank(0)
 	if long && r == 0 {
 		r = 1
 	}
-	self := g.shape(r)
+	self := g.Shape(r)
 	if long {
 		for k := range self {
 			self[k] = max(self[k], 1)
 		}
 	}
 	n := max(r, 1)
-	d := g.intn(0, n-1)
-	dim := g.dimArg(d, r)
-	size := sizeAt(self, d)
-	L := g.intn(0, size+2)
+	d := g.IntRange(0, n-1)
+	dim := g.DimArg(d, r)
+	size := scatter.SizeAt(self, d)
+	L := g.IntRange(0, size+2)
 	switch {
 	case long:
-		L = g.intn(2, size+3)
-	case g.chance(10):
-		L = g.intn(size+1, 2*size+4)
+		L = g.IntRange(2, size+3)
+	case g.Chance(10):
+		L = g.IntRange(size+1, 2*size+4)
 	}
 	idx := []int{L}
-	if L == 1 && !full && g.chance(15) {
+	if L == 1 && !full && g.Chance(15) {
 		idx = []int{}
 	}
 	var source []int
 	if r <= 1 {
 		source = []int{L}
-		if L == 1 && !full && g.chance(20) {
+		if L == 1 && !full && g.Chance(20) {
 			source = []int{}
 		}
 	} else {
 		source = slices.Clone(self)
 		source[d] = L
-		if !full && g.chance(15) {
+		if !full && g.Chance(15) {
 			if k := otherDim(g, r, d); k >= 0 {
 				source[k] = 1 // a slice that broadcasts
 			}
 		}
 	}
 	g.fit(source, d)
-	idxDT := oneOf(g, scatter.DTInt64, scatter.DTInt32)
+	idxDT := OneOf(g, scatter.DTInt64, scatter.DTInt32)
 	srcDT := dt
-	reduce := oneOf(g, indexReductions...)
-	exclude := g.chance(50)
+	reduce := OneOf(g, indexReductions...)
+	exclude := g.Chance(50)
 	bad := goodIndex
 	if g.corrupting() {
 		switch g.pick(25, 15, 10, 8, 10, 8, 10, 6, 8) {
@@ -497,7 +508,7 @@ func (g *gen) indexReduceCall() scatter.Call {
 		case 3:
 			idx = []int{L, 1}
 		case 4:
-			idxDT = oneOf(g, scatter.DTInt16, scatter.DTFloat32, scatter.DTUint8)
+			idxDT = OneOf(g, scatter.DTInt16, scatter.DTFloat32, scatter.DTUint8)
 		case 5:
 			srcDT = g.otherDType(op, dt)
 		case 6:
@@ -507,7 +518,7 @@ func (g *gen) indexReduceCall() scatter.Call {
 				idx = []int{2}
 			}
 		case 7:
-			reduce = oneOf(g, scatter.ReduceSum, "add", scatter.ReduceMin)
+			reduce = OneOf(g, scatter.ReduceSum, "add", scatter.ReduceMin)
 		case 8:
 			if k := otherDim(g, len(source), d); k >= 0 {
 				source[k] = self[k] + 2
@@ -516,19 +527,19 @@ func (g *gen) indexReduceCall() scatter.Call {
 			}
 		}
 	}
-	spec := g.valueSpec()
-	if g.valid && g.chance(40) {
-		spec = exactSpec(dt, numel(source)+1)
+	spec := g.Values()
+	if g.o.Valid && g.Chance(40) {
+		spec = ExactValues(dt, scatter.Numel(source)+1)
 	}
 	fd := 0
 	if len(idx) != 1 {
 		fd = -1
 	}
 	return scatter.IndexReduce{
-		Self:        g.tensor(dt, self, g.valueSpec(), anyLayout),
+		Self:        g.Tensor(dt, self, g.Values(), AnyLayout),
 		Dim:         dim,
-		Index:       g.indexTensor(idx, fd, size, idxDT, anyLayout, g.dupMode(), bad),
-		Source:      g.tensor(srcDT, source, spec, anyLayout),
+		Index:       g.indexTensor(idx, fd, size, idxDT, AnyLayout, g.Duplicates(), bad),
+		Source:      g.Tensor(srcDT, source, spec, AnyLayout),
 		Reduce:      reduce,
 		ExcludeSelf: exclude,
 	}
@@ -538,36 +549,36 @@ func (g *gen) indexReduceCall() scatter.Call {
 
 // gatherCall draws a gather call: an index of input's rank, within input
 // apart from dim, any length along dim.
-func (g *gen) gatherCall() scatter.Call {
+func (g *Drawer) gatherCall() scatter.Call {
 	op := scatter.OpGather
-	dt := g.dtype(op, nil)
-	r := g.rank(0)
-	in := g.shape(r)
+	dt := g.DType(op, nil)
+	r := g.Rank(0)
+	in := g.Shape(r)
 	n := max(r, 1)
-	d := g.intn(0, n-1)
-	dim := g.dimArg(d, r)
+	d := g.IntRange(0, n-1)
+	dim := g.DimArg(d, r)
 	idx := make([]int, r)
 	for k := range idx {
 		switch {
 		case k == d:
-			idx[k] = g.intn(1, in[k]+3)
-		case g.chance(60):
+			idx[k] = g.IntRange(1, in[k]+3)
+		case g.Chance(60):
 			idx[k] = in[k]
 		default:
-			idx[k] = g.intn(0, in[k])
+			idx[k] = g.IntRange(0, in[k])
 		}
 	}
-	if r == 1 && g.chance(10) {
+	if r == 1 && g.Chance(10) {
 		idx = []int{}
 	}
 	g.fit(idx, min(d, len(idx)-1))
-	idxDT := g.indexDType(g.prof != scatter.Torch113)
+	idxDT := g.IndexDType(g.o.Profile != scatter.Torch113)
 	bad := goodIndex
-	if !g.valid && g.chance(5) || g.valid && g.chance(3) {
+	if !g.o.Valid && g.Chance(5) || g.o.Valid && g.Chance(3) {
 		// an empty index returns an empty result with no check but dim's
-		idx = g.shape(g.rank(1))
-		idx[g.intn(0, len(idx)-1)] = 0
-		if g.chance(50) {
+		idx = g.Shape(g.Rank(1))
+		idx[g.IntRange(0, len(idx)-1)] = 0
+		if g.Chance(50) {
 			idxDT = g.badIndexDType()
 		}
 	} else if g.corrupting() {
@@ -581,7 +592,7 @@ func (g *gen) gatherCall() scatter.Call {
 		case 3:
 			idxDT = g.badIndexDType()
 		case 4:
-			if len(idx) > 1 && g.chance(50) {
+			if len(idx) > 1 && g.Chance(50) {
 				idx = idx[1:]
 			} else {
 				idx = append([]int{1}, idx...)
@@ -595,9 +606,9 @@ func (g *gen) gatherCall() scatter.Call {
 		}
 	}
 	return scatter.Gather{
-		Input: g.tensor(dt, in, g.valueSpec(), anyLayout),
+		Input: g.Tensor(dt, in, g.Values(), AnyLayout),
 		Dim:   dim,
-		Index: g.indexTensor(idx, min(d, len(idx)-1), sizeAt(in, min(d, max(len(in)-1, 0))), idxDT, anyLayout, g.dupMode(), bad),
+		Index: g.indexTensor(idx, min(d, len(idx)-1), scatter.SizeAt(in, min(d, max(len(in)-1, 0))), idxDT, AnyLayout, g.Duplicates(), bad),
 	}
 }
 
@@ -618,17 +629,17 @@ const (
 
 // tsIndexShape returns an index shape of the given form for src shape S
 // and dim d, and the index's own dimension that runs along d (-1: none).
-func (g *gen) tsIndexShape(form tsIndexForm, S []int, d int) ([]int, int) {
+func (g *Drawer) tsIndexShape(form tsIndexForm, S []int, d int) ([]int, int) {
 	switch form {
 	case tsVector:
 		return []int{S[d]}, 0
 	case tsFull:
 		return slices.Clone(S), d
 	}
-	k := g.intn(1, len(S))
+	k := g.IntRange(1, len(S))
 	I := slices.Clone(S[:k])
 	for j := range I {
-		if j != d && g.chance(30) {
+		if j != d && g.Chance(30) {
 			I[j] = 1
 		}
 	}
@@ -639,33 +650,33 @@ func (g *gen) tsIndexShape(form tsIndexForm, S []int, d int) ([]int, int) {
 }
 
 // torchScatterCall draws a torch_scatter 2.x scatter call.
-func (g *gen) torchScatterCall() scatter.Call {
+func (g *Drawer) torchScatterCall() scatter.Call {
 	op := scatter.OpTorchScatter
-	dt := g.dtype(op, nil)
+	dt := g.DType(op, nil)
 	reduce := tsReductions[g.pick(15, 15, 5, 15, 15, 18, 17)]
-	r := g.rank(1)
-	if g.want.vector && r == 1 {
+	r := g.Rank(1)
+	if g.o.Want.Vector && r == 1 {
 		r = 2
 	}
-	S := g.shape(r)
-	d := g.intn(0, r-1)
+	S := g.Shape(r)
+	d := g.IntRange(0, r-1)
 	var dim *int
-	if d != r-1 || g.chance(70) {
-		dim = scatter.Ptr(g.dimArg(d, r))
+	if d != r-1 || g.Chance(70) {
+		dim = scatter.Ptr(g.DimArg(d, r))
 	}
 	form := tsIndexForm(g.pick(50, 30, 20))
-	if g.want.vector {
+	if g.o.Want.Vector {
 		form = tsVector
 	}
 	I, fd := g.tsIndexShape(form, S, d)
-	N := g.intn(1, 5)
+	N := g.IntRange(1, 5)
 	var dimSize *int
-	hasOut := g.chance(20)
-	if !hasOut && g.chance(40) {
+	hasOut := g.Chance(20)
+	if !hasOut && g.Chance(40) {
 		dimSize = scatter.Ptr(N)
 	}
 	idxDT := scatter.DTInt64
-	if g.chance(15) {
+	if g.Chance(15) {
 		idxDT = scatter.DTInt32
 	}
 	outDT := dt
@@ -685,9 +696,9 @@ func (g *gen) torchScatterCall() scatter.Call {
 			dim = scatter.Ptr(g.badDim(r))
 		case 3: // an index that does not broadcast to src
 			if form == tsVector {
-				I = []int{S[d] + g.intn(1, 2)}
+				I = []int{S[d] + g.IntRange(1, 2)}
 			} else {
-				I[g.intn(0, len(I)-1)] += 2
+				I[g.IntRange(0, len(I)-1)] += 2
 			}
 		case 4:
 			hasOut, outBad = true, true
@@ -695,9 +706,9 @@ func (g *gen) torchScatterCall() scatter.Call {
 			hasOut = true
 			outDT = g.otherDType(op, dt)
 		case 6:
-			reduce = oneOf(g, scatter.ReduceProd, scatter.ReduceAmax, "bogus")
+			reduce = OneOf(g, scatter.ReduceProd, scatter.ReduceAmax, "bogus")
 		case 7:
-			dimSize = scatter.Ptr(-g.intn(1, 3))
+			dimSize = scatter.Ptr(-g.IntRange(1, 3))
 			hasOut = false
 		case 8:
 			srcShape = []int{}
@@ -711,7 +722,7 @@ func (g *gen) torchScatterCall() scatter.Call {
 		if len(os) > 0 {
 			os[d] = N
 			if outBad {
-				k := g.intn(0, len(os)-1)
+				k := g.IntRange(0, len(os)-1)
 				if k != d && os[k] > 0 {
 					os[k]--
 				} else {
@@ -719,15 +730,15 @@ func (g *gen) torchScatterCall() scatter.Call {
 				}
 			}
 		}
-		out = g.tensor(outDT, os, g.valueSpec(), anyLayout)
+		out = g.Tensor(outDT, os, g.Values(), AnyLayout)
 	}
-	spec := g.valueSpec()
-	if g.valid && g.chance(40) {
-		spec = exactSpec(dt, numel(srcShape)+1)
+	spec := g.Values()
+	if g.o.Valid && g.Chance(40) {
+		spec = ExactValues(dt, scatter.Numel(srcShape)+1)
 	}
 	return scatter.TorchScatter{
-		Src:     g.tensor(dt, srcShape, spec, anyLayout),
-		Index:   g.indexTensor(I, fd, N, idxDT, anyLayout, g.dupMode(), bad),
+		Src:     g.Tensor(dt, srcShape, spec, AnyLayout),
+		Index:   g.indexTensor(I, fd, N, idxDT, AnyLayout, g.Duplicates(), bad),
 		Dim:     dim,
 		Out:     out,
 		DimSize: dimSize,
@@ -738,26 +749,26 @@ func (g *gen) torchScatterCall() scatter.Call {
 // torchScatterAddCall draws a torch_scatter 1.x scatter_add call (with
 // fill_value): a 1-d index of src.size(dim) elements, or an index of src's
 // rank whose size-1 dims broadcast either way.
-func (g *gen) torchScatterAddCall() scatter.Call {
+func (g *Drawer) torchScatterAddCall() scatter.Call {
 	op := scatter.OpTorchScatterAdd
-	dt := g.dtype(op, nil)
-	r := g.rank(1)
+	dt := g.DType(op, nil)
+	r := g.Rank(1)
 	if r > 3 {
 		r = 3
 	}
-	if g.want.vector && r == 1 {
+	if g.o.Want.Vector && r == 1 {
 		r = 2
 	}
-	S := g.shape(r)
-	d := g.intn(0, r-1)
+	S := g.Shape(r)
+	d := g.IntRange(0, r-1)
 	var dim *int
-	if d != r-1 || g.chance(70) {
-		dim = scatter.Ptr(g.dimArg(d, r))
+	if d != r-1 || g.Chance(70) {
+		dim = scatter.Ptr(g.DimArg(d, r))
 	}
 	var I []int
 	fd := d
 	form := g.pick(45, 35, 20)
-	if g.want.vector {
+	if g.o.Want.Vector {
 		form = 0
 	}
 	switch form {
@@ -769,21 +780,21 @@ func (g *gen) torchScatterAddCall() scatter.Call {
 		I = slices.Clone(S)
 		for j := range I {
 			switch {
-			case S[j] == 1 && g.chance(30):
-				I[j] = g.intn(2, 3) // src broadcasts
-			case j != d && g.chance(30):
+			case S[j] == 1 && g.Chance(30):
+				I[j] = g.IntRange(2, 3) // src broadcasts
+			case j != d && g.Chance(30):
 				I[j] = 1 // the index broadcasts
 			}
 		}
 	}
-	N := g.intn(1, 5)
+	N := g.IntRange(1, 5)
 	var dimSize *int
-	hasOut := g.chance(15)
-	if !hasOut && g.chance(30) {
+	hasOut := g.Chance(15)
+	if !hasOut && g.Chance(30) {
 		dimSize = scatter.Ptr(N)
 	}
 	var fill scatter.Scalar
-	if g.chance(50) {
+	if g.Chance(50) {
 		fill = g.fillValue(dt)
 	}
 	bad := goodIndex
@@ -810,13 +821,13 @@ func (g *gen) torchScatterAddCall() scatter.Call {
 			if len(I) == 1 {
 				I = []int{S[d] + 1}
 			} else {
-				I[g.intn(0, len(I)-1)] += 2
+				I[g.IntRange(0, len(I)-1)] += 2
 			}
 		case 5:
 			fill = g.scalar(dt, true)
 			hasOut = false
 		case 6:
-			dimSize = scatter.Ptr(-g.intn(1, 3))
+			dimSize = scatter.Ptr(-g.IntRange(1, 3))
 			hasOut = false
 		case 7:
 			srcShape, I, dim = []int{}, []int{1}, scatter.Ptr(0)
@@ -837,15 +848,15 @@ func (g *gen) torchScatterAddCall() scatter.Call {
 			}
 		}
 		os[d] = N
-		out = g.tensor(outDT, os, g.valueSpec(), anyLayout)
+		out = g.Tensor(outDT, os, g.Values(), AnyLayout)
 	}
-	spec := g.valueSpec()
-	if g.valid && g.chance(40) {
-		spec = exactSpec(dt, numel(srcShape)+1)
+	spec := g.Values()
+	if g.o.Valid && g.Chance(40) {
+		spec = ExactValues(dt, scatter.Numel(srcShape)+1)
 	}
 	return scatter.TorchScatterAdd{
-		Src:       g.tensor(dt, srcShape, spec, anyLayout),
-		Index:     g.indexTensor(I, min(fd, len(I)-1), N, scatter.DTInt64, anyLayout, g.dupMode(), bad),
+		Src:       g.Tensor(dt, srcShape, spec, AnyLayout),
+		Index:     g.indexTensor(I, min(fd, len(I)-1), N, scatter.DTInt64, AnyLayout, g.Duplicates(), bad),
 		Dim:       dim,
 		Out:       out,
 		DimSize:   dimSize,
@@ -854,36 +865,36 @@ func (g *gen) torchScatterAddCall() scatter.Call {
 }
 
 // fillValue draws a fill_value for dtype dt (in range).
-func (g *gen) fillValue(dt scatter.DType) scatter.Scalar {
-	if dt.IsFloat() && g.chance(30) {
-		return scatter.Float(oneOf(g, -2.5, math.NaN(), math.Inf(-1), 0.375, math.Copysign(0, -1)))
+func (g *Drawer) fillValue(dt scatter.DType) scatter.Scalar {
+	if dt.IsFloat() && g.Chance(30) {
+		return scatter.Float(OneOf(g, -2.5, math.NaN(), math.Inf(-1), 0.375, math.Copysign(0, -1)))
 	}
 	if dt == scatter.DTUint8 {
-		return scatter.Int(int64(g.intn(1, 9)))
+		return scatter.Int(int64(g.IntRange(1, 9)))
 	}
 	if dt == scatter.DTBool {
 		return scatter.Bool(true)
 	}
-	return scatter.Int(int64(oneOf(g, -3, 7, -1, 100)))
+	return scatter.Int(int64(OneOf(g, -3, 7, -1, 100)))
 }
 
 // ---- the F# Tensor library ----
 
 // fsIndexShape returns a shape that broadcasts (NumPy rules) to shape:
 // shape itself, size-1 dims, or a suffix.
-func (g *gen) fsIndexShape(shape []int) []int {
+func (g *Drawer) fsIndexShape(shape []int) []int {
 	switch g.pick(60, 20, 20) {
 	case 1:
 		s := slices.Clone(shape)
 		for j := range s {
-			if g.chance(40) {
+			if g.Chance(40) {
 				s[j] = 1
 			}
 		}
 		return s
 	case 2:
 		if len(shape) > 0 {
-			return slices.Clone(shape[g.intn(1, len(shape)):])
+			return slices.Clone(shape[g.IntRange(1, len(shape)):])
 		}
 	}
 	return slices.Clone(shape)
@@ -891,23 +902,27 @@ func (g *gen) fsIndexShape(shape []int) []int {
 
 // tensorScatterCall draws an F# Tensor.scatter call: one index per target
 // dimension (None for a positional one), broadcasting to src's shape.
-func (g *gen) tensorScatterCall() scatter.Call {
+func (g *Drawer) tensorScatterCall() scatter.Call {
 	op := scatter.OpTensorScatter
-	dt := g.dtype(op, func(d scatter.DType) bool { return d != scatter.DTBool })
+	keep := func(d scatter.DType) bool { return d != scatter.DTBool } // bool: only as a fault
+	if g.o.DTypes != nil {
+		keep = nil // dtypes asked for by name are drawn, bool (an error) too
+	}
+	dt := g.DType(op, keep)
 	rs := []int{1, 2, 0, 3}[g.pick(35, 35, 10, 20)]
-	S := g.shape(rs)
+	S := g.Shape(rs)
 	R := rs
-	if g.chance(30) {
+	if g.Chance(30) {
 		R++
 	}
 	T := make([]int, R)
 	some := make([]bool, R)
 	for k := range T {
-		if k < rs && g.chance(40) {
-			T[k] = S[k] + g.intn(0, 2)
+		if k < rs && g.Chance(40) {
+			T[k] = S[k] + g.IntRange(0, 2)
 		} else {
 			some[k] = true
-			T[k] = g.intn(1, 5)
+			T[k] = g.IntRange(1, 5)
 		}
 	}
 	bad := goodIndex
@@ -921,7 +936,7 @@ func (g *gen) tensorScatterCall() scatter.Call {
 		case 1:
 			bad = bigIndex
 		case 2:
-			if k := g.intn(0, max(rs, 1)-1); rs > 0 && S[k] > 0 {
+			if k := g.IntRange(0, max(rs, 1)-1); rs > 0 && S[k] > 0 {
 				some[k], T[k] = false, S[k]-1
 			} else {
 				bad = negIndex
@@ -934,7 +949,7 @@ func (g *gen) tensorScatterCall() scatter.Call {
 				some = append(some, false)
 			}
 		case 4:
-			if len(T) > 0 && g.chance(50) {
+			if len(T) > 0 && g.Chance(50) {
 				dropLast = true // one index too few
 			} else {
 				badAt = -2 // one index too many
@@ -942,7 +957,7 @@ func (g *gen) tensorScatterCall() scatter.Call {
 		case 5:
 			idxDT = scatter.DTInt32
 		case 6:
-			badAt = g.intn(0, max(R, 1)-1) // a shape that does not broadcast
+			badAt = g.IntRange(0, max(R, 1)-1) // a shape that does not broadcast
 		case 7:
 			dt = scatter.DTBool
 		}
@@ -958,22 +973,22 @@ func (g *gen) tensorScatterCall() scatter.Call {
 			is = append(slices.Clone(S), 2)
 		}
 		b := goodIndex
-		if hasBad && g.chance(50) || hasBad && k == lastSome(some) {
+		if hasBad && g.Chance(50) || hasBad && k == lastSome(some) {
 			b, hasBad = bad, false
 		}
-		indices[k] = g.indexTensor(is, -1, T[k], idxDT, anyLayout, dup(g.pick(50, 0, 30, 20)), b)
+		indices[k] = g.indexTensor(is, -1, T[k], idxDT, AnyLayout, g.dups(50, 0, 30, 20), b)
 	}
 	switch {
 	case badAt == -2:
-		indices = append(indices, g.indexTensor([]int{1}, -1, 1, idxDT, plainLayout, dupRandom, goodIndex))
+		indices = append(indices, g.indexTensor([]int{1}, -1, 1, idxDT, PlainLayout, DupRandom, goodIndex))
 	case dropLast:
 		indices = indices[:len(indices)-1]
 	}
-	spec := g.valueSpec()
-	if g.valid && g.chance(40) {
-		spec = exactSpec(dt, numel(S)+1)
+	spec := g.Values()
+	if g.o.Valid && g.Chance(40) {
+		spec = ExactValues(dt, scatter.Numel(S)+1)
 	}
-	return scatter.TensorScatter{Indices: indices, Shape: T, Src: g.tensor(dt, S, spec, anyLayout)}
+	return scatter.TensorScatter{Indices: indices, Shape: T, Src: g.Tensor(dt, S, spec, AnyLayout)}
 }
 
 // count returns how many of bs are true.
@@ -1000,28 +1015,28 @@ func lastSome(some []bool) int {
 // tensorGatherCall draws an F# Tensor.gather call: one index per source
 // dimension, at least one given; the target's shape is their common
 // broadcast shape.
-func (g *gen) tensorGatherCall() scatter.Call {
+func (g *Drawer) tensorGatherCall() scatter.Call {
 	op := scatter.OpTensorGather
-	dt := g.dtype(op, nil)
-	rs := g.rank(1)
-	S := g.shape(rs)
+	dt := g.DType(op, nil)
+	rs := g.Rank(1)
+	S := g.Shape(rs)
 	rt := rs
-	if g.chance(40) {
-		rt = g.intn(0, rs)
+	if g.Chance(40) {
+		rt = g.IntRange(0, rs)
 	}
 	some := make([]bool, rs)
 	for k := range some {
-		some[k] = k >= rt || g.chance(50)
+		some[k] = k >= rt || g.Chance(50)
 	}
 	if !slices.Contains(some, true) {
-		some[g.intn(0, rs-1)] = true
+		some[g.IntRange(0, rs-1)] = true
 	}
 	T := make([]int, rt)
 	for k := range T {
 		if some[k] {
-			T[k] = g.intn(1, 4)
+			T[k] = g.IntRange(1, 4)
 		} else {
-			T[k] = g.intn(0, S[k])
+			T[k] = g.IntRange(0, S[k])
 		}
 	}
 	g.fit(T, -1)
@@ -1072,24 +1087,24 @@ func (g *gen) tensorGatherCall() scatter.Call {
 		}
 		first = false
 		b := goodIndex
-		if hasBad && (g.chance(50) || k == lastSome(some)) {
+		if hasBad && (g.Chance(50) || k == lastSome(some)) {
 			b, hasBad = bad, false
 		}
-		indices[k] = g.indexTensor(is, -1, S[k], idxDT, anyLayout, dup(g.pick(50, 0, 30, 20)), b)
+		indices[k] = g.indexTensor(is, -1, S[k], idxDT, AnyLayout, g.dups(50, 0, 30, 20), b)
 	}
 	if extra {
-		indices = append(indices, g.indexTensor(T, -1, 1, idxDT, plainLayout, dupRandom, goodIndex))
+		indices = append(indices, g.indexTensor(T, -1, 1, idxDT, PlainLayout, DupRandom, goodIndex))
 	}
-	return scatter.TensorGather{Indices: indices, Src: g.tensor(dt, S, g.valueSpec(), anyLayout)}
+	return scatter.TensorGather{Indices: indices, Src: g.Tensor(dt, S, g.Values(), AnyLayout)}
 }
 
 // call draws a call of operation op.
-func (g *gen) call(op scatter.Op) scatter.Call {
+func (g *Drawer) Call(op scatter.Op) scatter.Call {
 	switch op {
 	case scatter.OpScatter, scatter.OpScatterAdd, scatter.OpScatterReduce:
-		return g.dimScatterCall(op)
+		return g.DimScatterCall(op)
 	case scatter.OpIndexReduce:
-		return g.indexReduceCall()
+		return g.IndexReduceCall()
 	case scatter.OpGather:
 		return g.gatherCall()
 	case scatter.OpTorchScatterAdd:
@@ -1101,5 +1116,6 @@ func (g *gen) call(op scatter.Op) scatter.Call {
 	case scatter.OpTensorGather:
 		return g.tensorGatherCall()
 	}
-	panic("properties: unknown op " + string(op))
+	g.src.skip("unknown operation %q", op)
+	return nil
 }

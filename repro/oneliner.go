@@ -1,4 +1,9 @@
-package properties
+// Package repro writes a failing call so that anyone can run it again: as
+// a protocol request line (Line: feed it to any implementation after the
+// hello line, PROTOCOL.md), as a PyTorch shell one-liner (OneLiner) and as
+// a full runnable Python program (Program), with every value exact. The
+// fixtures' reports, the gate and the properties all write through it.
+package repro
 
 import (
 	"fmt"
@@ -13,37 +18,33 @@ import (
 	"github.com/scatterconf/scatter/reference"
 )
 
-// The reproductions of a failing call: the call on one line, its protocol
-// request line (PROTOCOL.md: feed it to any implementation after the hello
-// line) and a PyTorch one-liner (the F# calls as their PyTorch equivalent).
-
-// maxReproLine is the longest reproduction line printed in full; longer
+// maxLine is the longest reproduction line Block prints in full; longer
 // ones are written to a file whose name is printed.
-const maxReproLine = 4000
+const maxLine = 4000
 
-// reproduce writes the reproductions of call under a label.
-func reproduce(label string, call scatter.Call) string {
+// Block writes the reproductions of call under a label: the call on one
+// line, its protocol request line and its PyTorch one-liner.
+func Block(label string, call scatter.Call) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s: %s", label, reference.DescribeCall(call))
-	line, err := protocol.EncodeCall(1, call)
-	if err != nil {
+	if line, err := protocol.EncodeCall(1, call); err != nil {
 		fmt.Fprintf(&b, "\n  protocol: cannot encode the call: %v", err)
 	} else {
 		fmt.Fprintf(&b, "\n  protocol: %s", clipToFile("protocol", string(line)))
 	}
-	fmt.Fprintf(&b, "\n  pytorch:  %s", clipToFile("pytorch", PyTorch(call)))
+	fmt.Fprintf(&b, "\n  pytorch:  %s", clipToFile("pytorch", OneLiner(call)))
 	return b.String()
 }
 
 // clipToFile returns s, or, when it is too long to print, where it was
 // written.
 func clipToFile(kind, s string) string {
-	if len(s) <= maxReproLine {
+	if len(s) <= maxLine {
 		return s
 	}
 	f, err := os.CreateTemp("", "scatter-repro-"+kind+"-*.txt")
 	if err != nil {
-		return s[:maxReproLine] + fmt.Sprintf("... (%d bytes more, not saved: %v)", len(s)-maxReproLine, err)
+		return s[:maxLine] + fmt.Sprintf("... (%d bytes more, not saved: %v)", len(s)-maxLine, err)
 	}
 	defer f.Close()
 	_, _ = f.WriteString(s + "\n")
@@ -57,7 +58,7 @@ func pyBool(b bool) string {
 	return "False"
 }
 
-// PyTorch returns a shell one-liner that runs call in PyTorch (and
+// OneLiner returns a shell one-liner that runs call in PyTorch (and
 // torch_scatter for its operations; the F# calls as their PyTorch
 // equivalent, index_put_ with accumulate and advanced indexing) and prints
 // the result:
@@ -66,17 +67,17 @@ func pyBool(b bool) string {
 //
 // Tensors are written contiguously (values exact: floats as float64
 // literals, 16-bit floats through their bit patterns).
-func PyTorch(call scatter.Call) string {
-	pre, e, ok := pyExpr(call)
+func OneLiner(call scatter.Call) string {
+	pre, e, ok := Expr(call)
 	if !ok {
 		return e
 	}
 	return "python3 -c '" + pre + "import torch; t = torch.tensor; print(" + e + ")'"
 }
 
-// pyExpr returns the imports a call needs besides torch and the Python
+// Expr returns the imports a call needs besides torch and the Python
 // expression that computes it (t is torch.tensor), or a comment and false.
-func pyExpr(call scatter.Call) (pre, e string, ok bool) {
+func Expr(call scatter.Call) (pre, e string, ok bool) {
 	dim := func(d *int) string {
 		if d == nil {
 			return ""
@@ -250,7 +251,7 @@ func pyTensor(t scatter.Tensor) string {
 	for i := 0; i < n; i++ {
 		switch dt {
 		case scatter.DTFloat16, scatter.DTBFloat16:
-			parts[i] = strconv.Itoa(int(int16(bitsAt(c.Data, i))))
+			parts[i] = strconv.Itoa(int(int16(scatter.BitsAt(c.Data, i))))
 		case scatter.DTFloat32, scatter.DTFloat64:
 			parts[i] = pyFloat(scatter.Float64At(c.Data, i))
 		default:

@@ -1,18 +1,18 @@
-package main
+package repro
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/scatterconf/scatter"
-	"github.com/scatterconf/scatter/fixtures/casefile"
 	"github.com/scatterconf/scatter/protocol"
 )
 
-// requestLine returns the call as a protocol request line (id 1), or a note
-// that the protocol cannot express it.
-func requestLine(c scatter.Call) string {
+// Line returns the call as a protocol request line (id 1), or a note that
+// the protocol cannot express it.
+func Line(c scatter.Call) string {
 	line, err := protocol.EncodeCall(1, c)
 	if err != nil {
 		return "(not expressible in the protocol: " + err.Error() + ")"
@@ -20,14 +20,14 @@ func requestLine(c scatter.Call) string {
 	return string(line)
 }
 
-// pySnippet returns a ready-to-run Python program that makes call c with
+// Program returns a ready-to-run Python program that makes call c with
 // PyTorch and prints what comes back (or what is raised). The tensors are
 // torch.tensor literals with their dtypes, every value exact (the float64
 // that holds it); PyTorch's own operations are called as methods, out of
 // place; torch_scatter and the F# Tensor library are called when
 // torch_scatter is importable, else (and for F#) through the formula they
 // stand for, written in plain PyTorch (SEMANTICS.md §8, §9).
-func pySnippet(c scatter.Call) string {
+func Program(c scatter.Call) string {
 	var b strings.Builder
 	b.WriteString("import torch\nnan, inf = float('nan'), float('inf')\n")
 	ts := c.Tensors()
@@ -37,7 +37,7 @@ func pySnippet(c scatter.Call) string {
 			if name == "out" {
 				pyName = "out0"
 			}
-			fmt.Fprintf(&b, "%s = %s\n", pyName, pyTensor(t))
+			fmt.Fprintf(&b, "%s = %s\n", pyName, pyTensorLiteral(t))
 		}
 	}
 	var idx []string
@@ -53,7 +53,7 @@ func pySnippet(c scatter.Call) string {
 			idx = append(idx, "None")
 			continue
 		}
-		fmt.Fprintf(&b, "indices%d = %s\n", k, pyTensor(t))
+		fmt.Fprintf(&b, "indices%d = %s\n", k, pyTensorLiteral(t))
 		idx = append(idx, fmt.Sprintf("indices%d", k))
 	}
 	indexList := "[" + strings.Join(idx, ", ") + "]"
@@ -86,7 +86,7 @@ func pySnippet(c scatter.Call) string {
 	case scatter.Scatter:
 		arg := "src"
 		if c.Value != nil {
-			arg = pyScalar(*c.Value)
+			arg = pyLiteral(*c.Value)
 		}
 		if c.Reduce != scatter.ReduceNone {
 			call = fmt.Sprintf("self.clone().scatter_(%d, index, %s, reduce=%q)", c.Dim, arg, string(c.Reduce))
@@ -104,7 +104,7 @@ func pySnippet(c scatter.Call) string {
 	case scatter.TorchScatterAdd:
 		b.WriteString(pyTS1)
 		args := fmt.Sprintf("src, index, dim=%s, out=%s, dim_size=%s, fill_value=%s", dimArg(c.Dim), outArg(c.Out),
-			optInt(c.DimSize), pyScalar(c.FillValue))
+			optInt(c.DimSize), pyLiteral(c.FillValue))
 		fmt.Fprintf(&b, "def call():\n    try:  # torch_scatter 1.x (<= 1.4.0) has fill_value\n        import torch_scatter\n"+
 			"        if torch_scatter.__version__.startswith('1.'):\n            return torch_scatter.scatter_add(%s)\n"+
 			"    except ImportError:\n        pass\n    return ts1_scatter_add(%s)\n", args, args)
@@ -121,8 +121,8 @@ func pySnippet(c scatter.Call) string {
 		call = "call()"
 	case scatter.TensorScatter:
 		b.WriteString(pyFSScatter)
-		call = fmt.Sprintf("fs_scatter(%s, %s, src)", indexList, casefile.PyInts(c.Shape))
-		comment = "  # F#: Tensor.scatter indices " + casefile.PyInts(c.Shape) + " src"
+		call = fmt.Sprintf("fs_scatter(%s, %s, src)", indexList, pyShape(c.Shape))
+		comment = "  # F#: Tensor.scatter indices " + pyShape(c.Shape) + " src"
 	case scatter.TensorGather:
 		b.WriteString(pyFSGather)
 		call = fmt.Sprintf("fs_gather(%s, src)", indexList)
@@ -225,13 +225,13 @@ def fs_gather(indices, src):
     return src[tuple(j)]
 `
 
-// pyScalar writes a scalar as a Python literal (nan and inf are names the
-// snippet defines).
-func pyScalar(s scatter.Scalar) string { return s.String() }
+// pyLiteral writes a scalar as a Python literal (nan and inf are names the
+// program defines).
+func pyLiteral(s scatter.Scalar) string { return s.String() }
 
-// pyTensor writes a valid tensor as a torch.tensor literal with its dtype:
+// pyTensorLiteral writes a valid tensor as a torch.tensor literal with its dtype:
 // nested lists, or a flat list and reshape when a dimension is 0.
-func pyTensor(t scatter.Tensor) string {
+func pyTensorLiteral(t scatter.Tensor) string {
 	if err := t.Validate(); err != nil {
 		return "None  # invalid tensor: " + err.Error()
 	}
@@ -239,13 +239,13 @@ func pyTensor(t scatter.Tensor) string {
 	pos := t.Positions()
 	vals := make([]string, len(pos))
 	for i, p := range pos {
-		vals[i] = casefile.PyElem(t.Data, p)
+		vals[i] = pyElem(t.Data, p)
 	}
 	if t.Dim() == 0 {
 		return fmt.Sprintf("torch.tensor(%s, dtype=%s)", vals[0], dt)
 	}
 	if len(pos) == 0 {
-		return fmt.Sprintf("torch.tensor([], dtype=%s).reshape(%s)", dt, casefile.PyInts(t.Shape))
+		return fmt.Sprintf("torch.tensor([], dtype=%s).reshape(%s)", dt, pyShape(t.Shape))
 	}
 	var nest func(d int, vs []string) string
 	nest = func(d int, vs []string) string {
@@ -260,4 +260,28 @@ func pyTensor(t scatter.Tensor) string {
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	return fmt.Sprintf("torch.tensor(%s, dtype=%s)", nest(0, vals), dt)
+}
+
+// pyElem writes element p of data as an exact Python literal.
+func pyElem(data any, p int) string {
+	switch d := data.(type) {
+	case []bool:
+		return pyBool(d[p])
+	case []int64:
+		return strconv.FormatInt(d[p], 10)
+	case []uint8, []int8, []int16, []int32:
+		return strconv.FormatInt(scatter.IntAt(data, p), 10)
+	}
+	f := scatter.Float64At(data, p)
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	// Python's repr of the float64 holding the value: exact, and read back
+	// as the same float64, which converts exactly to the narrower dtype.
+	return scatter.Float(f).String()
 }

@@ -1,4 +1,4 @@
-package properties
+package callgen
 
 import (
 	"fmt"
@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"pgregory.net/rapid"
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/reference"
@@ -72,7 +70,7 @@ func features(c scatter.Call, prof scatter.Profile) []string {
 			}
 			vals := make([]int64, 0, len(pos))
 			for _, p := range pos {
-				vals = append(vals, intAt(t.Data, p))
+				vals = append(vals, scatter.IntAt(t.Data, p))
 			}
 			if slices.ContainsFunc(vals, func(v int64) bool { return v < 0 }) {
 				add("index:negative")
@@ -94,11 +92,11 @@ func features(c scatter.Call, prof scatter.Profile) []string {
 				continue
 			}
 			v := scatter.Float64At(t.Data, p)
-			f := factsOf(t.DType())
+			f := FactsOf(t.DType())
 			switch {
 			case math.IsNaN(v):
 				add("special:nan")
-				if b := bitsAt(t.Data, p); t.DType() == scatter.DTFloat16 && b&0x7fff != 0x7e00 {
+				if h, ok := t.Data.([]scatter.Float16); ok && h[p]&0x7fff != 0x7e00 {
 					add("special:nan-payload16")
 				}
 			case math.IsInf(v, 1):
@@ -107,9 +105,9 @@ func features(c scatter.Call, prof scatter.Profile) []string {
 				add("special:-inf")
 			case v == 0 && math.Signbit(v):
 				add("special:-0")
-			case v != 0 && math.Abs(v) < f.minNorm:
+			case v != 0 && math.Abs(v) < f.MinNorm:
 				add("special:subnormal")
-			case math.Abs(v) >= f.max/4:
+			case math.Abs(v) >= f.Max/4:
 				add("special:huge")
 			}
 		}
@@ -128,22 +126,21 @@ func TestGeneratorCoverage(t *testing.T) {
 			count := map[string]int{}
 			perOp := 1500
 			if testing.Short() {
-				perOp = 300
+				perOp = 800
 			}
 			info := reference.New(prof).Info()
 			for _, op := range scatter.Ops {
 				calls := 0
-				runRapid(t, perOp, runSeed(), func(rt *rapid.T) {
-					c := rapid.Custom(func(rt *rapid.T) drawn {
-						g := &gen{t: rt, cfg: TierDefault.params().cfg, prof: prof, info: info}
-						return drawn{g.call(op)}
-					}).Draw(rt, "call")
+				gen := Call(op, Options{Profile: prof, Claims: info, MaxElements: 4096,
+					Boundaries: []int{31, 32, 33, 255, 256, 257}, FaultPercent: 15})
+				for i := range perOp {
+					c := gen.Example(i)
 					calls++
-					for _, f := range slices.Compact(sortedCopy(features(c.c, prof))) {
+					for _, f := range slices.Compact(sortedCopy(features(c, prof))) {
 						count[f]++
 						count[string(op)+"/"+f]++
 					}
-				})
+				}
 				errs := count[string(op)+"/error"]
 				share := float64(errs) / float64(calls)
 				t.Logf("%s: %d calls, %.0f%% must fail", op, calls, 100*share)

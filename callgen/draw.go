@@ -1,130 +1,62 @@
-package properties
+package callgen
 
 import (
 	"math"
-	"math/bits"
-	"math/rand/v2"
 	"slices"
-
-	"pgregory.net/rapid"
 
 	"github.com/scatterconf/scatter"
 )
 
-// The generation primitives: unbiased choices that shrink toward the
-// simplest option, sizes, dtypes, element values (special values drawn on
-// purpose, 16-bit floats as raw bit patterns, exact small integers) and
-// strided layouts over guarded backing slices. The call generators
-// (gen_calls.go) are built from these.
+// The drawing primitives: unbiased choices that shrink toward the simplest
+// option, sizes, dtypes, element values (special values drawn on purpose,
+// 16-bit floats as raw bit patterns, exact small integers) and strided
+// layouts over guarded backing slices. The call builders (calls.go) are
+// made of these.
 
-// genConfig is what a budget tier allows the generators.
-type genConfig struct {
-	maxElems   int   // elements of one tensor (backing slices not counted)
-	boundaries []int // sizes around block boundaries, drawn on purpose
-	errorPct   int   // the share of calls corrupted toward an error path
+// Drawer draws the parts of one call. Everything it draws comes from its
+// Source, so that rapid can replay and shrink it; large tensors draw only
+// a seed and fill from it (shrinking the seed to 0 still simplifies them).
+type Drawer struct {
+	src source
+	o   Options
 }
 
-// gen draws the parts of one case. Everything it draws comes from rapid's
-// bit stream (t), so that rapid can replay and shrink it; large tensors
-// draw only a seed and fill from it (shrinking the seed to 0 still
-// simplifies them).
-type gen struct {
-	t    *rapid.T
-	cfg  genConfig
-	prof scatter.Profile
-	info scatter.Info
-	// valid: draw no corruption (the metamorphic relations want calls
-	// that succeed).
-	valid bool
-	// want narrows the shapes to what a relation needs.
-	want want
+// New returns a Drawer that draws from src with the options o.
+func New(src Source, o Options) *Drawer {
+	return &Drawer{src: src.s, o: o.withDefaults()}
 }
 
-// want narrows the call generators to the shapes a relation needs.
-type want struct {
-	// longIndex: an index of rank >= 1, not empty, with at least two
-	// positions along dim (index_reduce: a vector of two or more).
-	longIndex bool
-	// vector: torch_scatter with a 1-d index along dim.
-	vector bool
-	// fullSource: index_reduce with source slices of self's shape.
-	fullSource bool
-}
+// Profile is the profile the Drawer draws for.
+func (g *Drawer) Profile() scatter.Profile { return g.o.Profile }
 
 // elemDrawThreshold is the largest tensor whose elements are drawn one by
 // one (and so shrink one by one); larger ones are filled from a drawn seed.
 const elemDrawThreshold = 48
 
-// src hands out random numbers: from rapid (drawn, shrinkable) or from a
-// seeded generator (large tensors).
-type src interface {
-	intn(lo, hi int) int // in [lo, hi], biased toward the end nearest 0 for rapid
-	uniform(n int) int   // in [0, n), uniform
-	u64() uint64
-	bit() bool
-}
-
-type rapidSrc struct{ t *rapid.T }
-
-func (s rapidSrc) intn(lo, hi int) int { return rapid.IntRange(lo, hi).Draw(s.t, "") }
-func (s rapidSrc) u64() uint64         { return rapid.Uint64().Draw(s.t, "") }
-func (s rapidSrc) bit() bool           { return rapid.Bool().Draw(s.t, "") }
-
-// uniform draws bits.Len(n-1) unbiased bits (rapid's integer draws favour
-// small values; its single bits do not) and scales them to [0, n). It
-// shrinks to 0.
-func (s rapidSrc) uniform(n int) int {
-	if n <= 1 {
-		return 0
-	}
-	k := bits.Len(uint(n - 1))
-	var v uint64
-	for range k {
-		v <<= 1
-		if rapid.Bool().Draw(s.t, "") {
-			v |= 1
-		}
-	}
-	return int(v * uint64(n) >> k)
-}
-
-type rngSrc struct{ r *rand.Rand }
-
-func (s rngSrc) intn(lo, hi int) int { return lo + s.r.IntN(hi-lo+1) }
-func (s rngSrc) uniform(n int) int {
-	if n <= 1 {
-		return 0
-	}
-	return s.r.IntN(n)
-}
-func (s rngSrc) u64() uint64 { return s.r.Uint64() }
-func (s rngSrc) bit() bool   { return s.r.Uint64()&1 == 1 }
-
-// seeded returns a source for n elements: rapid itself for small n, else a
-// generator seeded from one draw.
-func (g *gen) seeded(n int) src {
+// seeded returns a source for n elements: the Drawer's own for small n (or
+// when it does not shrink), else a generator seeded from one draw.
+func (g *Drawer) seeded(n int) source {
 	if n <= elemDrawThreshold {
-		return rapidSrc{g.t}
+		return g.src
 	}
-	seed := rapid.Uint64().Draw(g.t, "")
-	return rngSrc{rand.New(rand.NewPCG(seed, 0x5ca77e4))}
+	return g.src.seeded()
 }
 
 // percent draws a uniform value in [0, 128) from seven unbiased bits
 // (rapid's integer draws favour small values; its bits do not).
-func (g *gen) percent() int {
+func (g *Drawer) percent() int {
 	v := 0
 	for range 7 {
 		v <<= 1
-		if rapid.Bool().Draw(g.t, "") {
+		if g.src.bit() {
 			v |= 1
 		}
 	}
 	return v
 }
 
-// chance is true with probability pct/100; it shrinks to false.
-func (g *gen) chance(pct int) bool {
+// Chance is true with probability pct/100; it shrinks to false.
+func (g *Drawer) Chance(pct int) bool {
 	if pct <= 0 {
 		return false
 	}
@@ -136,7 +68,7 @@ func (g *gen) chance(pct int) bool {
 
 // pick returns an index into weights with probability proportional to its
 // weight; it shrinks to 0, so the simplest option goes first.
-func (g *gen) pick(weights ...int) int {
+func (g *Drawer) pick(weights ...int) int {
 	total := 0
 	for _, w := range weights {
 		total += w
@@ -151,25 +83,25 @@ func (g *gen) pick(weights ...int) int {
 	return len(weights) - 1
 }
 
-// intn draws from [lo, hi], favouring the end nearest zero.
-func (g *gen) intn(lo, hi int) int { return rapid.IntRange(lo, hi).Draw(g.t, "") }
+// IntRange draws from [lo, hi], favouring the end nearest zero.
+func (g *Drawer) IntRange(lo, hi int) int { return g.src.intn(lo, hi) }
 
-// oneOf picks an element of xs uniformly; it shrinks to xs[0].
-func oneOf[T any](g *gen, xs ...T) T { return xs[g.pick(slices.Repeat([]int{1}, len(xs))...)] }
+// OneOf picks an element of xs uniformly; it shrinks to xs[0].
+func OneOf[T any](g *Drawer, xs ...T) T { return xs[g.pick(slices.Repeat([]int{1}, len(xs))...)] }
 
 // ---- dtypes ----
 
-// dtypeOrder lists the dtypes from the simplest (what a shrunk case shows)
+// DTypeOrder lists the dtypes from the simplest (what a shrunk case shows)
 // to the most special.
-var dtypeOrder = []scatter.DType{scatter.DTFloat32, scatter.DTInt64, scatter.DTFloat64, scatter.DTInt32,
+var DTypeOrder = []scatter.DType{scatter.DTFloat32, scatter.DTInt64, scatter.DTFloat64, scatter.DTInt32,
 	scatter.DTInt16, scatter.DTInt8, scatter.DTUint8, scatter.DTFloat16, scatter.DTBFloat16, scatter.DTBool}
 
 // claimed returns the dtypes the backend claims for op, simplest first,
 // restricted to keep (nil: all).
-func (g *gen) claimed(op scatter.Op, keep func(scatter.DType) bool) []scatter.DType {
+func (g *Drawer) claimed(op scatter.Op, keep func(scatter.DType) bool) []scatter.DType {
 	var dts []scatter.DType
-	for _, dt := range dtypeOrder {
-		if g.info.Claims(op, dt) && (keep == nil || keep(dt)) {
+	for _, dt := range DTypeOrder {
+		if g.o.Claims.Claims(op, dt) && (keep == nil || keep(dt)) {
 			dts = append(dts, dt)
 		}
 	}
@@ -179,27 +111,27 @@ func (g *gen) claimed(op scatter.Op, keep func(scatter.DType) bool) []scatter.DT
 // dtype draws a dtype the backend claims for op (and keep allows). It
 // rejects the case (rapid counts it invalid) if there is none; the
 // properties check that before they start.
-func (g *gen) dtype(op scatter.Op, keep func(scatter.DType) bool) scatter.DType {
-	dts := g.claimed(op, keep)
+func (g *Drawer) DType(op scatter.Op, keep func(scatter.DType) bool) scatter.DType {
+	dts := g.claimed(op, func(dt scatter.DType) bool { return g.keepDTypes(dt) && (keep == nil || keep(dt)) })
 	if len(dts) == 0 {
-		g.t.Skipf("no claimed dtype for %s", op)
+		g.src.skip("no claimed dtype for %s", op)
 	}
-	return oneOf(g, dts...)
+	return OneOf(g, dts...)
 }
 
 // otherDType draws a claimed dtype different from dt, or returns dt.
-func (g *gen) otherDType(op scatter.Op, dt scatter.DType) scatter.DType {
+func (g *Drawer) otherDType(op scatter.Op, dt scatter.DType) scatter.DType {
 	dts := g.claimed(op, func(d scatter.DType) bool { return d != dt })
 	if len(dts) == 0 {
 		return dt
 	}
-	return oneOf(g, dts...)
+	return OneOf(g, dts...)
 }
 
 // indexDType draws the dtype of a valid scatter/gather index: int64, or
 // int32 where the profile takes it.
-func (g *gen) indexDType(int32OK bool) scatter.DType {
-	if int32OK && g.chance(25) {
+func (g *Drawer) IndexDType(int32OK bool) scatter.DType {
+	if int32OK && g.Chance(25) {
 		return scatter.DTInt32
 	}
 	return scatter.DTInt64
@@ -207,18 +139,18 @@ func (g *gen) indexDType(int32OK bool) scatter.DType {
 
 // badIndexDType is an index dtype no scatter/gather takes (int32 under
 // torch-1.13 among them).
-func (g *gen) badIndexDType() scatter.DType {
+func (g *Drawer) badIndexDType() scatter.DType {
 	bad := []scatter.DType{scatter.DTInt16, scatter.DTFloat32, scatter.DTUint8, scatter.DTBool, scatter.DTInt8, scatter.DTFloat64}
-	if g.prof == scatter.Torch113 {
+	if g.o.Profile == scatter.Torch113 {
 		bad = append([]scatter.DType{scatter.DTInt32}, bad...)
 	}
-	return oneOf(g, bad...)
+	return OneOf(g, bad...)
 }
 
 // ---- shapes ----
 
 // rank draws a rank in [lo, 4], 1 and 2 most often.
-func (g *gen) rank(lo int) int {
+func (g *Drawer) Rank(lo int) int {
 	ranks := []int{1, 2, 0, 3, 4}
 	weights := []int{30, 30, 8, 20, 12}
 	var rs, ws []int
@@ -231,13 +163,13 @@ func (g *gen) rank(lo int) int {
 }
 
 // size draws one dimension size: 1 to 4 mostly.
-func (g *gen) size() int { return g.intn(1, 4) }
+func (g *Drawer) size() int { return g.IntRange(1, 4) }
 
 // shape draws a shape of the given rank: small sizes, sometimes a zero-size
 // dimension, sometimes one dimension at a block boundary (31/32/33,
 // 255/256/257, and in the long tier 65535/65536/65537), the others shrunk
 // to keep the element count within the budget.
-func (g *gen) shape(rank int) []int {
+func (g *Drawer) Shape(rank int) []int {
 	s := make([]int, rank)
 	for i := range s {
 		s[i] = g.size()
@@ -247,10 +179,10 @@ func (g *gen) shape(rank int) []int {
 	}
 	switch g.pick(90, 4, 6) {
 	case 1:
-		s[g.intn(0, rank-1)] = 0
+		s[g.IntRange(0, rank-1)] = 0
 	case 2:
-		d := g.intn(0, rank-1)
-		s[d] = oneOf(g, g.cfg.boundaries...)
+		d := g.IntRange(0, rank-1)
+		s[d] = OneOf(g, g.o.Boundaries...)
 		g.fit(s, d)
 	}
 	return s
@@ -258,8 +190,8 @@ func (g *gen) shape(rank int) []int {
 
 // fit shrinks the dimensions other than keep until the shape has at most
 // cfg.maxElems elements (keep itself as a last resort).
-func (g *gen) fit(s []int, keep int) {
-	for numel(s) > g.cfg.maxElems {
+func (g *Drawer) fit(s []int, keep int) {
+	for scatter.Numel(s) > g.o.MaxElements {
 		changed := false
 		for i := range s {
 			if i != keep && s[i] > 1 {
@@ -269,25 +201,16 @@ func (g *gen) fit(s []int, keep int) {
 			}
 		}
 		if !changed {
-			s[keep] = g.cfg.maxElems
+			s[keep] = g.o.MaxElements
 			return
 		}
 	}
 }
 
-// numel is the product of a shape (1 for []).
-func numel(s []int) int {
-	n := 1
-	for _, x := range s {
-		n *= x
-	}
-	return n
-}
-
 // ---- values ----
 
-// valueSpec is how the elements of one tensor are drawn.
-type valueSpec struct {
+// Values is how the elements of one tensor are drawn.
+type Values struct {
 	exact   bool  // small integers in [-bound, bound] only
 	bound   int64 // for exact
 	special int   // percent of special values (general floats)
@@ -295,33 +218,42 @@ type valueSpec struct {
 	raw16   int   // percent of 16-bit floats drawn as raw bit patterns
 }
 
-// valueSpec draws a general value spec: mostly mixed, sometimes all
+// Values draws a general value spec: mostly mixed, sometimes all
 // negative or all positive (a group whose every contribution is negative
 // is what a wrong amax identity needs), special values at a drawn
 // density, and exact small integers in a share of tensors.
-func (g *gen) valueSpec() valueSpec {
-	if g.chance(25) {
-		return valueSpec{exact: true, bound: 8}
+func (g *Drawer) Values() Values {
+	if g.Chance(25) {
+		return Values{exact: true, bound: 8}
 	}
-	v := valueSpec{raw16: 20}
+	v := Values{raw16: 20}
 	v.special = []int{0, 5, 30}[g.pick(50, 30, 20)]
 	v.sign = []int{0, -1, 1}[g.pick(70, 15, 15)]
 	return v
 }
 
-// exactSpec is a spec of exact small integers whose sums of up to n terms
+// SignedValues is a spec of values of one sign (sign < 0: all negative,
+// else all non-negative), no raw 16-bit patterns.
+func SignedValues(sign int) Values {
+	if sign < 0 {
+		return Values{sign: -1}
+	}
+	return Values{sign: 1}
+}
+
+// ExactValues is a spec of exact small integers whose sums of up to n terms
 // stay exact in dt: |x| <= bound with n*bound below 2^p.
-func exactSpec(dt scatter.DType, n int) valueSpec {
+func ExactValues(dt scatter.DType, n int) Values {
 	b := int64(8)
-	if p := significand(dt); p > 0 {
+	if p := Significand(dt); p > 0 {
 		lim := (int64(1) << p) / int64(n+1)
 		b = max(1, min(b, lim))
 	}
-	return valueSpec{exact: true, bound: b}
+	return Values{exact: true, bound: b}
 }
 
-// significand returns the precision of a float dtype (0 for others).
-func significand(dt scatter.DType) int {
+// Significand returns the precision of a float dtype (0 for others).
+func Significand(dt scatter.DType) int {
 	switch dt {
 	case scatter.DTFloat16:
 		return 11
@@ -336,7 +268,7 @@ func significand(dt scatter.DType) int {
 }
 
 // values draws n elements of dtype dt as a new slice.
-func (g *gen) values(dt scatter.DType, n int, spec valueSpec) any {
+func (g *Drawer) values(dt scatter.DType, n int, spec Values) any {
 	s := g.seeded(n)
 	data := scatter.MakeData(dt, n)
 	for i := 0; i < n; i++ {
@@ -360,32 +292,15 @@ func (g *gen) values(dt scatter.DType, n int, spec valueSpec) any {
 		case []float64:
 			d[i] = floatValue(s, dt, spec)
 		default:
-			setInt(data, i, intValue(s, dt, spec))
+			scatter.SetInt(data, i, intValue(s, dt, spec))
 		}
 	}
 	return data
 }
 
-// intRange is the range of an integer dtype (bool: 0 and 1).
-func intRange(dt scatter.DType) (lo, hi int64) {
-	switch dt {
-	case scatter.DTBool:
-		return 0, 1
-	case scatter.DTUint8:
-		return 0, math.MaxUint8
-	case scatter.DTInt8:
-		return math.MinInt8, math.MaxInt8
-	case scatter.DTInt16:
-		return math.MinInt16, math.MaxInt16
-	case scatter.DTInt32:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
-}
-
 // intValue draws one integer of dtype dt.
-func intValue(s src, dt scatter.DType, spec valueSpec) int64 {
-	lo, hi := intRange(dt)
+func intValue(s source, dt scatter.DType, spec Values) int64 {
+	lo, hi := dt.IntRange()
 	var v int64
 	switch {
 	case spec.exact:
@@ -400,7 +315,7 @@ func intValue(s src, dt scatter.DType, spec valueSpec) int64 {
 			v = int64(s.u64())
 		}
 	}
-	v = wrapInt(dt, v)
+	v = dt.WrapInt(v)
 	switch {
 	case spec.sign < 0 && v >= 0 && lo < 0:
 		v = -v - 1
@@ -410,59 +325,40 @@ func intValue(s src, dt scatter.DType, spec valueSpec) int64 {
 	return max(lo, min(hi, v))
 }
 
-// wrapInt reduces v to an integer dtype's width, two's complement.
-func wrapInt(dt scatter.DType, v int64) int64 {
-	switch dt {
-	case scatter.DTUint8:
-		return int64(uint8(v))
-	case scatter.DTInt8:
-		return int64(int8(v))
-	case scatter.DTInt16:
-		return int64(int16(v))
-	case scatter.DTInt32:
-		return int64(int32(v))
-	case scatter.DTBool:
-		if v != 0 {
-			return 1
-		}
-		return 0
-	}
-	return v
+// FloatFacts are the landmarks of a float dtype.
+type FloatFacts struct {
+	MinSub, MaxSub, MinNorm, Max float64
+	EMin, EMax, Prec             int
 }
 
-// floatFacts are the landmarks of a float dtype.
-type floatFacts struct {
-	minSub, maxSub, minNorm, max float64
-	emin, emax, prec             int
-}
-
-func factsOf(dt scatter.DType) floatFacts {
+// FactsOf returns the landmarks of a float dtype (float64's for any other).
+func FactsOf(dt scatter.DType) FloatFacts {
 	switch dt {
 	case scatter.DTFloat16:
-		return floatFacts{minSub: 0x1p-24, maxSub: 0x3ffp-24, minNorm: 0x1p-14, max: 65504, emin: -14, emax: 15, prec: 11}
+		return FloatFacts{MinSub: 0x1p-24, MaxSub: 0x3ffp-24, MinNorm: 0x1p-14, Max: 65504, EMin: -14, EMax: 15, Prec: 11}
 	case scatter.DTBFloat16:
-		return floatFacts{minSub: 0x1p-133, maxSub: 0x7fp-133, minNorm: 0x1p-126, max: scatter.BFloat16(0x7f7f).Float64(), emin: -126, emax: 127, prec: 8}
+		return FloatFacts{MinSub: 0x1p-133, MaxSub: 0x7fp-133, MinNorm: 0x1p-126, Max: scatter.BFloat16(0x7f7f).Float64(), EMin: -126, EMax: 127, Prec: 8}
 	case scatter.DTFloat32:
-		return floatFacts{minSub: 0x1p-149, maxSub: 0x7fffffp-149, minNorm: 0x1p-126, max: math.MaxFloat32, emin: -126, emax: 127, prec: 24}
+		return FloatFacts{MinSub: 0x1p-149, MaxSub: 0x7fffffp-149, MinNorm: 0x1p-126, Max: math.MaxFloat32, EMin: -126, EMax: 127, Prec: 24}
 	}
-	return floatFacts{minSub: 0x1p-1074, maxSub: 0xfffffffffffffp-1074, minNorm: 0x1p-1022, max: math.MaxFloat64, emin: -1022, emax: 1023, prec: 53}
+	return FloatFacts{MinSub: 0x1p-1074, MaxSub: 0xfffffffffffffp-1074, MinNorm: 0x1p-1022, Max: math.MaxFloat64, EMin: -1022, EMax: 1023, Prec: 53}
 }
 
 // floatValue draws one value for a float dtype (rounded to it by the
 // caller): small integers, ordinary values, values across the whole
 // exponent range, and special values on purpose (NaN, ±Inf, ±0,
 // subnormals, the largest finite values) at the spec's density.
-func floatValue(s src, dt scatter.DType, spec valueSpec) float64 {
+func floatValue(s source, dt scatter.DType, spec Values) float64 {
 	var v float64
 	if spec.exact {
 		v = float64(s.intn(-int(spec.bound), int(spec.bound)))
 	} else {
-		f := factsOf(dt)
+		f := FactsOf(dt)
 		switch k := s.intn(0, 99); {
 		case k < spec.special:
 			sp := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1),
-				f.minSub, -f.minSub, f.maxSub, f.minNorm, f.max, -f.max, f.max / 2, -f.max / 3,
-				1 + math.Ldexp(1, 1-f.prec), math.Ldexp(1, f.prec), math.Ldexp(1, f.prec) + 1}
+				f.MinSub, -f.MinSub, f.MaxSub, f.MinNorm, f.Max, -f.Max, f.Max / 2, -f.Max / 3,
+				1 + math.Ldexp(1, 1-f.Prec), math.Ldexp(1, f.Prec), math.Ldexp(1, f.Prec) + 1}
 			v = sp[s.uniform(len(sp))]
 		case k < spec.special+(100-spec.special)*40/100:
 			v = float64(s.intn(-8, 8))
@@ -474,7 +370,7 @@ func floatValue(s src, dt scatter.DType, spec valueSpec) float64 {
 			}
 		default:
 			frac := float64(s.u64()>>11) * 0x1p-53
-			v = math.Ldexp(frac, f.emin-f.prec+1+s.uniform(f.emax-f.emin+f.prec+1))
+			v = math.Ldexp(frac, f.EMin-f.Prec+1+s.uniform(f.EMax-f.EMin+f.Prec+1))
 			if s.bit() {
 				v = -v
 			}
@@ -489,32 +385,6 @@ func floatValue(s src, dt scatter.DType, spec valueSpec) float64 {
 	return v
 }
 
-// setInt stores an integer into an integer or bool slice.
-func setInt(data any, i int, v int64) {
-	switch d := data.(type) {
-	case []bool:
-		d[i] = v != 0
-	case []uint8:
-		d[i] = uint8(v)
-	case []int8:
-		d[i] = int8(v)
-	case []int16:
-		d[i] = int16(v)
-	case []int32:
-		d[i] = int32(v)
-	case []int64:
-		d[i] = v
-	case []float32:
-		d[i] = float32(v)
-	case []float64:
-		d[i] = float64(v)
-	case []scatter.Float16:
-		d[i] = scatter.Float16FromFloat64(float64(v))
-	case []scatter.BFloat16:
-		d[i] = scatter.BFloat16FromFloat64(float64(v))
-	}
-}
-
 // ---- layouts ----
 
 // layout is how a tensor's elements lie in its backing slice.
@@ -527,48 +397,51 @@ type layout struct {
 	tail   int    // guard elements after it
 }
 
-// layoutMode says which layouts to draw.
-type layoutMode uint8
+// LayoutMode says which layouts to draw.
+type LayoutMode uint8
 
 const (
-	anyLayout     layoutMode = iota // plain about half the time
-	stridedLayout                   // never plain
-	plainLayout                     // always plain
+	AnyLayout     LayoutMode = iota // plain about half the time
+	StridedLayout                   // never plain
+	PlainLayout                     // always plain
 )
 
 // layout draws a layout for shape: an offset into a bigger backing
 // slice, guard elements after, transposed dimension orders, gaps between
 // elements and rows, and expanded (stride-0) dimensions.
-func (g *gen) layout(shape []int, mode layoutMode) layout {
+func (g *Drawer) layout(shape []int, mode LayoutMode) layout {
+	if mode == AnyLayout {
+		mode = g.o.Layouts
+	}
 	r := len(shape)
 	l := layout{expand: make([]bool, r), perm: make([]int, r), gap: make([]int, r)}
 	for i := range l.perm {
 		l.perm[i] = i
 		l.gap[i] = 1
 	}
-	if mode == plainLayout || mode == anyLayout && !g.chance(45) {
+	if mode == PlainLayout || mode == AnyLayout && !g.Chance(45) {
 		l.plain = true
 		return l
 	}
-	l.offset = g.intn(0, 3)
-	l.tail = g.intn(0, 2)
-	if r >= 2 && g.chance(40) {
+	l.offset = g.IntRange(0, 3)
+	l.tail = g.IntRange(0, 2)
+	if r >= 2 && g.Chance(40) {
 		// a random order of the dimensions in memory
 		for i := r - 1; i > 0; i-- {
-			j := g.intn(0, i)
+			j := g.IntRange(0, i)
 			l.perm[i], l.perm[j] = l.perm[j], l.perm[i]
 		}
 	}
-	if r >= 1 && g.chance(35) {
-		l.gap[g.intn(0, r-1)] = g.intn(2, 3)
+	if r >= 1 && g.Chance(35) {
+		l.gap[g.IntRange(0, r-1)] = g.IntRange(2, 3)
 	}
-	if r >= 1 && g.chance(30) {
-		d := g.intn(0, r-1)
+	if r >= 1 && g.Chance(30) {
+		d := g.IntRange(0, r-1)
 		if shape[d] > 1 {
 			l.expand[d] = true
 		}
 	}
-	if mode == stridedLayout && l.offset == 0 && l.tail == 0 && slices.IsSorted(l.perm) &&
+	if mode == StridedLayout && l.offset == 0 && l.tail == 0 && slices.IsSorted(l.perm) &&
 		!slices.ContainsFunc(l.gap, func(x int) bool { return x > 1 }) && !slices.Contains(l.expand, true) {
 		l.offset = 1
 	}
@@ -587,11 +460,11 @@ func (l layout) baseShape(shape []int) []int {
 	return b
 }
 
-// guard returns the element that fills a dtype's unused backing slots:
+// Guard returns the element that fills a dtype's unused backing slots:
 // NaNs with a payload for floats and values that are wrong as data and
 // negative (out of range) as indices for integers, so that a backend that
 // reads outside the view is caught.
-func guard(dt scatter.DType) any {
+func Guard(dt scatter.DType) any {
 	switch dt {
 	case scatter.DTBool:
 		return true
@@ -658,14 +531,14 @@ func place[T scatter.Elem](base []T, shape []int, l layout) scatter.Tensor {
 		step = strides[d] * max(bs[d], 1)
 	}
 	span := 0
-	if numel(bs) > 0 {
+	if scatter.Numel(bs) > 0 {
 		span = 1
 		for d := range bs {
 			span += (bs[d] - 1) * strides[d]
 		}
 	}
 	data := make([]T, l.offset+span+l.tail)
-	gv := guard(scatter.DTypeOf([]T(nil))).(T)
+	gv := Guard(scatter.DTypeOf([]T(nil))).(T)
 	for i := range data {
 		data[i] = gv
 	}
@@ -694,7 +567,42 @@ func place[T scatter.Elem](base []T, shape []int, l layout) scatter.Tensor {
 
 // tensor draws a tensor of dtype dt and shape: a layout (by mode), then
 // values for its base shape.
-func (g *gen) tensor(dt scatter.DType, shape []int, spec valueSpec, mode layoutMode) scatter.Tensor {
+func (g *Drawer) Tensor(dt scatter.DType, shape []int, spec Values, mode LayoutMode) scatter.Tensor {
 	l := g.layout(shape, mode)
-	return materialize(g.values(dt, numel(l.baseShape(shape)), spec), shape, l)
+	return materialize(g.values(dt, scatter.Numel(l.baseShape(shape)), spec), shape, l)
+}
+
+// Restride lays t's values out again in a strided layout (never plain).
+func (g *Drawer) Restride(t scatter.Tensor) scatter.Tensor {
+	c := t.Contiguous()
+	l := g.layout(t.Shape, StridedLayout)
+	for d, e := range l.expand {
+		if e && !constantAlong(c, d) {
+			l.expand[d] = false
+		}
+	}
+	return materialize(sub(c, l.baseShape(t.Shape)), t.Shape, l)
+}
+
+// constantAlong reports whether a contiguous tensor's values repeat along
+// dimension d (bit for bit), so that a stride-0 view can hold it.
+func constantAlong(t scatter.Tensor, d int) bool {
+	inner := scatter.Numel(t.Shape[d+1:])
+	size := t.Shape[d]
+	for p := 0; p < t.NumEl(); p++ {
+		if (p/inner)%size != 0 && scatter.BitsAt(t.Data, p) != scatter.BitsAt(t.Data, p-((p/inner)%size)*inner) {
+			return false
+		}
+	}
+	return true
+}
+
+// sub returns the row-major values of the leading block of shape bs of a
+// contiguous tensor.
+func sub(t scatter.Tensor, bs []int) any {
+	v := scatter.Tensor{Shape: bs, Strides: scatter.ContiguousStrides(t.Shape), Data: t.Data}
+	if len(t.Shape) == 0 {
+		v.Strides = []int{}
+	}
+	return v.Contiguous().Data
 }
