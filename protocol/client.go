@@ -206,7 +206,7 @@ func (c *Client) Run(call scatter.Call) (scatter.Result, error) {
 	if err != nil {
 		return scatter.Result{}, err
 	}
-	ans, err := c.request(line, id, string(call.Op()), c.opts.timeout())
+	ans, err := c.request(line, id, string(call.Op()), c.opts.timeout(), c.opts.Limits.answerLimit(call))
 	if err != nil {
 		return scatter.Result{}, err
 	}
@@ -235,7 +235,7 @@ func (c *Client) Bench(call scatter.Call, repeat int) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	ans, err := c.request(line, id, OpBench, c.opts.benchTimeout())
+	ans, err := c.request(line, id, OpBench, c.opts.benchTimeout(), min(benchLimit(repeat), c.opts.Limits.maxLine()))
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +301,7 @@ func (c *Client) id() int64 {
 // request sends one line and reads its answer, starting the process first
 // if needed. Any failure is a *ProcessError, after which the process is
 // gone.
-func (c *Client) request(line []byte, id int64, op string, timeout time.Duration) (Answer, error) {
+func (c *Client) request(line []byte, id int64, op string, timeout time.Duration, maxLine int) (Answer, error) {
 	if c.closed || c.isTerminated() {
 		return Answer{}, &ProcessError{Kind: KindClosed, Command: c.command, Op: op, ID: id, Detail: "the client is closed"}
 	}
@@ -313,7 +313,7 @@ func (c *Client) request(line []byte, id int64, op string, timeout time.Duration
 			return Answer{}, err
 		}
 	}
-	ans, perr := c.roundTrip(line, id, op, timeout)
+	ans, perr := c.roundTrip(line, id, op, timeout, maxLine)
 	if perr != nil {
 		return Answer{}, perr
 	}
@@ -337,7 +337,7 @@ func (c *Client) start() (Answer, error) {
 		return Answer{}, &ProcessError{Kind: KindClosed, Command: c.command, Op: OpHello, Detail: "the client is closed", Stderr: c.stderr.String()}
 	}
 	const id = 0 // the first request to a process is always {"id":0,"op":"hello","protocol":1}
-	ans, err := c.roundTrip(EncodeHello(id), id, OpHello, c.opts.startTimeout())
+	ans, err := c.roundTrip(EncodeHello(id), id, OpHello, c.opts.startTimeout(), min(helloMaxLine, c.opts.Limits.maxLine()))
 	if err != nil {
 		pe := err.(*ProcessError)
 		if pe.Kind != KindClosed {
@@ -361,9 +361,10 @@ func (c *Client) start() (Answer, error) {
 	return ans, nil
 }
 
-// roundTrip writes line and reads the answer with id within timeout. On any
-// failure it kills the process and returns a *ProcessError.
-func (c *Client) roundTrip(line []byte, id int64, op string, timeout time.Duration) (Answer, error) {
+// roundTrip writes line and reads the answer with id within timeout, and
+// no more than maxLine bytes of it. On any failure it ends the process
+// and returns a *ProcessError.
+func (c *Client) roundTrip(line []byte, id int64, op string, timeout time.Duration, maxLine int) (Answer, error) {
 	p := c.p
 	deadline := time.Now().Add(timeout)
 	p.stdin.SetWriteDeadline(deadline)
@@ -381,14 +382,14 @@ func (c *Client) roundTrip(line []byte, id int64, op string, timeout time.Durati
 		}
 		return Answer{}, c.fail(KindCrash, id, op, "writing the request failed: "+err.Error())
 	}
-	got, err := readLine(p.br, c.opts.Limits.maxLine())
+	got, err := readAnswer(p.br, maxLine)
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return Answer{}, c.fail(KindTimeout, id, op, fmt.Sprintf("no answer within %v", timeout))
 	case err == io.EOF:
 		return Answer{}, c.fail(KindCrash, id, op, "the implementation closed its standard output")
 	case errors.Is(err, errLineTooLong):
-		return Answer{}, c.fail(KindGarbage, id, op, fmt.Sprintf("an answer line longer than the limit %d", c.opts.Limits.maxLine()))
+		return Answer{}, c.fail(KindGarbage, id, op, fmt.Sprintf("an answer line longer than %d bytes, the most this request can legitimately get", maxLine))
 	case err != nil:
 		return Answer{}, c.fail(KindCrash, id, op, "reading the answer failed: "+err.Error())
 	}

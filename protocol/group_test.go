@@ -4,7 +4,6 @@ package protocol
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -134,9 +133,4 @@ func TestClientContextEndsAStart(t *testing.T) {
 		t.Fatal("NewClient did not return after the context was done")
 	}
 	waitGone(t, "its grandchild", gpid)
-}
-
-func isKind(err error, kind string) bool {
-	var pe *ProcessError
-	return errors.As(err, &pe) && pe.Kind == kind
 }
