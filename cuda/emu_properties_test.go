@@ -28,7 +28,7 @@ func TestPropertiesEmu(t *testing.T) {
 				if why != "" {
 					t.Fatal(why)
 				}
-				properties.Check(t, properties.Target{Backend: b, Profile: prof, Budget: properties.Budget{Tier: properties.TierAuto}})
+				properties.Check(t, properties.Target{Backend: b, Profile: prof}, properties.Budget{Tier: properties.TierAuto})
 			})
 		}
 	}

@@ -3,15 +3,15 @@ package properties
 import (
 	"fmt"
 	"math"
-	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/check"
 )
 
-// Helpers on calls and results: bit-for-bit input comparison, guarded
-// runs, and element comparisons (deep copies are scatter.CloneCall).
+// Helpers on calls and results: guarded runs (check.Run) and element
+// comparisons (deep copies are scatter.CloneCall).
 
 // mapCall returns c with every tensor replaced by f(name, tensor); absent
 // tensors stay absent.
@@ -67,118 +67,6 @@ func contiguousCall(c scatter.Call) scatter.Call {
 	return mapCall(c, func(_ string, t scatter.Tensor) scatter.Tensor { return t.Contiguous() })
 }
 
-// diffCall reports how after differs from before (a deep copy taken before
-// the call): a tensor's shape, strides, offset, or any bit of its backing
-// slice (guard elements included, NaN payloads included), or a scalar
-// argument. "" when nothing changed.
-func diffCall(before, after scatter.Call) string {
-	var b strings.Builder
-	tb, ta := before.Tensors(), after.Tensors()
-	names := make([]string, 0, len(tb))
-	for n := range tb {
-		names = append(names, n)
-	}
-	for n := range ta {
-		if _, ok := tb[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		if d := diffTensorBits(tb[n], ta[n]); d != "" {
-			fmt.Fprintf(&b, "\n  %s: %s", n, d)
-		}
-	}
-	if sa, sb := scalarArgs(after), scalarArgs(before); sa != sb {
-		fmt.Fprintf(&b, "\n  arguments: %s, was %s", sa, sb)
-	}
-	return b.String()
-}
-
-// scalarArgs writes the call's non-tensor arguments.
-func scalarArgs(c scatter.Call) string {
-	p := func(x *int) string {
-		if x == nil {
-			return "nil"
-		}
-		return fmt.Sprint(*x)
-	}
-	switch c := c.(type) {
-	case scatter.Scatter:
-		v := "nil"
-		if c.Value != nil {
-			v = c.Value.String()
-		}
-		return fmt.Sprintf("dim=%d value=%s reduce=%q", c.Dim, v, c.Reduce)
-	case scatter.ScatterAdd:
-		return fmt.Sprintf("dim=%d", c.Dim)
-	case scatter.ScatterReduce:
-		return fmt.Sprintf("dim=%d reduce=%q exclude=%v", c.Dim, c.Reduce, c.ExcludeSelf)
-	case scatter.IndexReduce:
-		return fmt.Sprintf("dim=%d reduce=%q exclude=%v", c.Dim, c.Reduce, c.ExcludeSelf)
-	case scatter.Gather:
-		return fmt.Sprintf("dim=%d", c.Dim)
-	case scatter.TorchScatterAdd:
-		return fmt.Sprintf("dim=%s dim_size=%s fill=%s", p(c.Dim), p(c.DimSize), c.FillValue)
-	case scatter.TorchScatter:
-		return fmt.Sprintf("dim=%s dim_size=%s reduce=%q", p(c.Dim), p(c.DimSize), c.Reduce)
-	case scatter.TensorScatter:
-		return fmt.Sprintf("shape=%v n=%d", c.Shape, len(c.Indices))
-	case scatter.TensorGather:
-		return fmt.Sprintf("n=%d", len(c.Indices))
-	}
-	return ""
-}
-
-// diffTensorBits compares two tensors' layouts and whole backing slices bit
-// for bit.
-func diffTensorBits(before, after scatter.Tensor) string {
-	switch {
-	case before.IsZero() && after.IsZero():
-		return ""
-	case before.IsZero() || after.IsZero():
-		return "a tensor appeared or disappeared"
-	case !slices.Equal(before.Shape, after.Shape):
-		return fmt.Sprintf("shape changed from %v to %v", before.Shape, after.Shape)
-	case !slices.Equal(before.Strides, after.Strides):
-		return fmt.Sprintf("strides changed from %v to %v", before.Strides, after.Strides)
-	case before.Offset != after.Offset:
-		return fmt.Sprintf("offset changed from %d to %d", before.Offset, after.Offset)
-	case before.DType() != after.DType():
-		return fmt.Sprintf("dtype changed from %v to %v", before.DType(), after.DType())
-	}
-	nb, na := scatter.DataLen(before.Data), scatter.DataLen(after.Data)
-	if nb != na {
-		return fmt.Sprintf("backing slice length changed from %d to %d", nb, na)
-	}
-	inView := map[int]bool{}
-	if after.Validate() == nil {
-		for _, p := range after.Positions() {
-			inView[p] = true
-		}
-	}
-	var bad []string
-	count := 0
-	for i := 0; i < nb; i++ {
-		if scatter.BitsAt(before.Data, i) == scatter.BitsAt(after.Data, i) {
-			continue
-		}
-		count++
-		if len(bad) < 5 {
-			where := "guard element"
-			if inView[i] {
-				where = "element"
-			}
-			bad = append(bad, fmt.Sprintf("%s at data[%d]: %s became %s", where, i,
-				scatter.FormatAt(before.Data, i), scatter.FormatAt(after.Data, i)))
-		}
-	}
-	if count == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d backing elements changed: %s", count, strings.Join(bad, "; "))
-}
-
 // isNaNAt reports whether element i is a NaN.
 func isNaNAt(data any, i int) bool {
 	switch d := data.(type) {
@@ -199,27 +87,17 @@ type outcome struct {
 	res      scatter.Result
 	err      error
 	panicked string // the panic and its stack, if it panicked
-	modified string // how it changed its inputs, if it did
+	modified error  // how it changed its inputs, if it did
 }
 
 // unsupported reports whether the backend declined the call.
 func (o outcome) unsupported() bool { return scatter.CodeOf(o.err) == scatter.ErrNotSupported }
 
-// run runs call c on b, catching a panic, and checks that c's tensors are
-// unchanged bit for bit afterwards (a deep copy is taken first). c itself
-// is what b sees: tensors sharing a backing slice stay shared.
-func run(b scatter.Backend, c scatter.Call) (o outcome) {
-	before := scatter.CloneCall(c)
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				o.panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
-			}
-		}()
-		o.res, o.err = b.Run(c)
-	}()
-	o.modified = diffCall(before, c)
-	return o
+// run runs call c on b through check.Run: a panic caught, and c's tensors
+// checked unchanged bit for bit afterwards.
+func run(b scatter.Backend, c scatter.Call) outcome {
+	o := check.Run(b, c)
+	return outcome{res: o.Res, err: o.Err, panicked: o.Panicked, modified: o.Modified}
 }
 
 // elemsEqual reports whether element i of a equals element j of b as

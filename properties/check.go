@@ -17,30 +17,12 @@ import (
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/callgen"
+	"github.com/scatterconf/scatter/check"
 )
 
-// Target is a backend to check and the truth it is judged against.
-type Target struct {
-	Backend scatter.Backend
-	// Profile is the PyTorch version whose behaviour is the truth.
-	Profile scatter.Profile
-	// Level is the least level the backend is judged at, as in
-	// spec.Target: a backend whose Info claims Deterministic is judged
-	// Strict whatever Level says; one that does not is judged at Level.
-	Level scatter.Level
-	// Budget is how much to run; the zero Budget is the tier chosen by
-	// the environment (see Tier).
-	Budget Budget
-}
-
-// JudgeLevel returns the level t's backend is judged at: Strict when the
-// backend claims Deterministic or t.Level is Strict, Conformant otherwise.
-func (t Target) JudgeLevel() scatter.Level {
-	if t.Level == scatter.Strict || t.Backend.Info().Deterministic {
-		return scatter.Strict
-	}
-	return scatter.Conformant
-}
+// Target is a backend to check, the truth it is judged against and the
+// level (check.Target: its JudgeLevel).
+type Target = check.Target
 
 // Tier is a budget tier: how many cases each property runs and how large
 // its tensors get.
@@ -196,7 +178,7 @@ func (r Report) CasesRun() int {
 // a Go repro command (go test -run ... -rapid.failfile=...), the protocol
 // request line and a PyTorch one-liner. A property whose operations the
 // backend does not claim is skipped with the reason; so is everything when
-// the backend is unavailable. The budget (target.Budget, else the tier
+// the backend is unavailable. The budget (the one given, else the tier
 // from SCATTER_PROPERTIES or -short) sets the number of cases; rapid's
 // -rapid.seed reruns the same ones (the seed is logged).
 //
@@ -205,9 +187,17 @@ func (r Report) CasesRun() int {
 //	func TestProperties(t *testing.T) {
 //		properties.Check(t, properties.Target{Backend: mybackend.New(), Profile: scatter.Torch2})
 //	}
-func Check(t *testing.T, target Target) {
+func Check(t *testing.T, target Target, budget ...Budget) {
 	t.Helper()
-	check(t, target, t)
+	checkAll(t, target, firstBudget(budget), t)
+}
+
+// firstBudget is the optional budget argument (the zero Budget if none).
+func firstBudget(bs []Budget) Budget {
+	if len(bs) > 0 {
+		return bs[0]
+	}
+	return Budget{}
 }
 
 // CheckTB is Check for any TB (Ginkgo's GinkgoT(), a recorder of one's
@@ -219,16 +209,16 @@ func Check(t *testing.T, target Target) {
 //	var _ = It("passes the properties", func() {
 //		properties.CheckTB(GinkgoT(), properties.Target{Backend: b, Profile: scatter.Torch2})
 //	})
-func CheckTB(t TB, target Target) Report {
+func CheckTB(t TB, target Target, budget ...Budget) Report {
 	t.Helper()
 	if tt, ok := t.(*testing.T); ok {
-		return check(tt, target, tt)
+		return checkAll(tt, target, firstBudget(budget), tt)
 	}
-	return check(t, target, nil)
+	return checkAll(t, target, firstBudget(budget), nil)
 }
 
-// check runs the properties; with tt, as subtests of tt.
-func check(t TB, target Target, tt *testing.T) Report {
+// checkAll runs the properties; with tt, as subtests of tt.
+func checkAll(t TB, target Target, budget Budget, tt *testing.T) Report {
 	t.Helper()
 	if !testing.Testing() {
 		// rapid reads testing.Short(), which panics unless the testing
@@ -238,11 +228,11 @@ func check(t TB, target Target, tt *testing.T) Report {
 	}
 	info := target.Backend.Info()
 	lvl := target.JudgeLevel()
-	tier := resolveTier(target.Budget.Tier)
+	tier := resolveTier(budget.Tier)
 	params := tier.params()
 	checks := params.checks
-	if target.Budget.Checks > 0 {
-		checks = target.Budget.Checks
+	if budget.Checks > 0 {
+		checks = budget.Checks
 	}
 	if userSet("rapid.checks", "RAPID_CHECKS") {
 		if f := flag.Lookup("rapid.checks"); f != nil {
@@ -258,9 +248,9 @@ func check(t TB, target Target, tt *testing.T) Report {
 		return rep
 	}
 	var match *regexp.Regexp
-	if target.Budget.Match != "" {
+	if budget.Match != "" {
 		var err error
-		if match, err = regexp.Compile(target.Budget.Match); err != nil {
+		if match, err = regexp.Compile(budget.Match); err != nil {
 			t.Fatalf("properties: Budget.Match: %v", err)
 			return rep
 		}
@@ -316,7 +306,7 @@ func check(t TB, target Target, tt *testing.T) Report {
 		pr.Cases = st.casesUntilFailure()
 		pr.ExpectedErrors, pr.Unsupported, pr.Vacuous = st.expectedErrors, st.unsupported, st.vacuous
 		rep.Properties = append(rep.Properties, pr)
-		if pr.Failed && target.Budget.FailFast {
+		if pr.Failed && budget.FailFast {
 			break
 		}
 	}

@@ -79,9 +79,9 @@
 //
 // # Budgets, seeds and reproduction
 //
-// Target.Budget picks the tier; its zero value takes it from the
-// environment: SCATTER_PROPERTIES=short, default or long, else go test's
-// -short (TierShort), else TierDefault.
+// The optional Budget argument picks the tier; without it (or with its zero
+// value) the tier comes from the environment: SCATTER_PROPERTIES=short,
+// default or long, else go test's -short (TierShort), else TierDefault.
 //
 //	go test ./properties -short                        # smoke: seconds
 //	go test ./properties                               # CI: the mutant zoo killed, about a minute

@@ -16,10 +16,10 @@ import (
 //	func FuzzScatterFamily(f *testing.F) {
 //		f.Fuzz(properties.FuzzTarget(properties.Target{Backend: b, Profile: scatter.Torch2}, properties.FamilyScatter))
 //	}
-func FuzzTarget(target Target, f Family) func(*testing.T, []byte) {
+func FuzzTarget(target Target, f Family, budget ...Budget) func(*testing.T, []byte) {
 	info := target.Backend.Info()
 	lvl := target.JudgeLevel()
-	cfg := resolveTier(target.Budget.Tier).params().cfg
+	cfg := resolveTier(firstBudget(budget).Tier).params().cfg
 	var runs []*runCtx
 	for _, p := range familyProperties(f) {
 		if p.skipReason(info, lvl) == "" {

@@ -21,8 +21,8 @@ func TestGinkgo(t *testing.T) {
 var _ = Describe("properties.CheckTB under GinkgoT()", func() {
 	for _, p := range scatter.Profiles {
 		It("passes the reference under "+p.String(), func() {
-			rep := properties.CheckTB(GinkgoT(), properties.Target{Backend: reference.New(p), Profile: p,
-				Budget: properties.Budget{Tier: properties.TierShort}})
+			rep := properties.CheckTB(GinkgoT(), properties.Target{Backend: reference.New(p), Profile: p},
+				properties.Budget{Tier: properties.TierShort})
 			Expect(rep.Failed()).To(BeFalse())
 			Expect(rep.CasesRun()).To(BeNumerically(">", 100))
 			Expect(rep.Properties).To(HaveLen(len(properties.Properties())))

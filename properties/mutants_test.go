@@ -105,8 +105,8 @@ func TestMutants(t *testing.T) {
 						}
 					}
 				}()
-				rep = properties.CheckTB(rec, properties.Target{Backend: m.Backend, Profile: scatter.Torch2,
-					Budget: properties.Budget{Tier: properties.TierDefault, FailFast: true}})
+				rep = properties.CheckTB(rec, properties.Target{Backend: m.Backend, Profile: scatter.Torch2},
+					properties.Budget{Tier: properties.TierDefault, FailFast: true})
 			}()
 			if !rep.Failed() {
 				t.Fatalf("mutant %s survived the %v budget (%d cases, seed %d): %s", m.Name, rep.Tier, rep.CasesRun(), rep.Seed, m.Bug)

@@ -286,8 +286,8 @@ func (c *caseCtx) exec(call scatter.Call) outcome {
 	if o.panicked != "" {
 		c.fail("the backend panicked:\n"+o.panicked, before)
 	}
-	if o.modified != "" {
-		c.fail("the backend modified its input tensors (bit for bit, guard elements included):"+o.modified, before)
+	if o.modified != nil {
+		c.fail("the backend modified its input tensors (bit for bit, guard elements included):\n  "+strings.ReplaceAll(o.modified.Error(), "\n", "\n  "), before)
 	}
 	return o
 }

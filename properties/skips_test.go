@@ -61,7 +61,7 @@ func TestSkipsUnclaimed(t *testing.T) {
 		seen: map[string]bool{},
 	}
 	rec := &recorder{name: t.Name()}
-	rep := properties.CheckTB(rec, properties.Target{Backend: b, Profile: scatter.Torch2, Budget: properties.Budget{Tier: properties.TierShort}})
+	rep := properties.CheckTB(rec, properties.Target{Backend: b, Profile: scatter.Torch2}, properties.Budget{Tier: properties.TierShort})
 	if rep.Failed() || rec.failed {
 		t.Fatalf("a partial backend failed:\n%s", strings.Join(rec.errors, "\n"))
 	}

@@ -60,8 +60,8 @@ func TestPropertiesHaveTeeth(t *testing.T) {
 				t.Fatalf("no mutant %q", mname)
 			}
 			rec := &recorder{name: t.Name()}
-			rep := properties.CheckTB(rec, properties.Target{Backend: m.Backend, Profile: scatter.Torch2,
-				Budget: properties.Budget{Tier: properties.TierDefault, Match: "^" + regexp.QuoteMeta(name) + "$"}})
+			rep := properties.CheckTB(rec, properties.Target{Backend: m.Backend, Profile: scatter.Torch2},
+				properties.Budget{Tier: properties.TierDefault, Match: "^" + regexp.QuoteMeta(name) + "$"})
 			if len(rep.Properties) != 1 {
 				t.Fatalf("Match selected %d properties", len(rep.Properties))
 			}

@@ -33,3 +33,7 @@ type Case struct {
 	// ±0 rows of SEMANTICS.md §12); otherwise -0 equals +0.
 	SignedZeros bool
 }
+
+// Subject is the case as check.Target.SkipReason sees it: its call and
+// the profiles whose truth it records.
+func (c Case) Subject() (scatter.Call, []scatter.Profile) { return c.Call, c.Profiles }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/check"
 	"github.com/scatterconf/scatter/fixtures"
 )
 
@@ -51,7 +52,7 @@ func fixtureCases() []Case {
 func fixtureCase(f fixtures.Fixture) Case {
 	op := f.Call.Op()
 	dt := scatter.DTInvalid
-	if dts := dataDTypes(f.Call); len(dts) > 0 {
+	if dts := check.DataDTypes(f.Call); len(dts) > 0 {
 		dt = dts[0]
 	}
 	c := Case{

@@ -15,39 +15,19 @@ package spec
 
 import (
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/check"
 	"github.com/scatterconf/scatter/reference"
 )
 
-// Target is a backend to check and the truth it is judged against.
-type Target struct {
-	Backend scatter.Backend
-	// Profile is the PyTorch version whose behaviour is the truth.
-	Profile scatter.Profile
-	// Level is the least level the backend is judged at. A backend whose
-	// Info claims Deterministic promises bit-exactness with the canonical
-	// order and is always judged Strict, whatever Level says; one that does
-	// not is judged at Level (the zero value, Conformant, unless set to
-	// Strict). To judge a deterministic backend at the conformant level,
-	// hand in a wrapper whose Info does not claim Deterministic: the claim
-	// belongs to the backend, not to the harness.
-	Level scatter.Level
-}
-
-// JudgeLevel returns the level t's backend is judged at: Strict when the
-// backend claims Deterministic or t.Level is Strict, Conformant otherwise.
-func (t Target) JudgeLevel() scatter.Level {
-	if t.Level == scatter.Strict || t.Backend.Info().Deterministic {
-		return scatter.Strict
-	}
-	return scatter.Conformant
-}
+// Target is a backend to check and the truth it is judged against
+// (check.Target: its JudgeLevel and SkipReason).
+type Target = check.Target
 
 // Cases returns every case of the spec, fresh (no two calls share memory
 // with an earlier result of Cases): the documented examples, the rule pairs,
@@ -61,63 +41,6 @@ func Cases() []Case {
 	cs = append(cs, regressions()...)
 	cs = append(cs, fixtureCases()...)
 	return cs
-}
-
-// SkipReason says why case c does not apply to t, or returns "" when it
-// does: the backend is unavailable here, the case's truth belongs to other
-// profiles, or the backend does not claim the case's operation or one of the
-// dtypes of its data tensors (self or input, src or source, out).
-func (t Target) SkipReason(c Case) string {
-	info := t.Backend.Info()
-	if info.Unavailable != "" {
-		return fmt.Sprintf("backend %s is unavailable: %s", info.Name, info.Unavailable)
-	}
-	if c.Profiles != nil && !slices.Contains(c.Profiles, t.Profile) {
-		return fmt.Sprintf("the case's truth is that of %v, not of %v", c.Profiles, t.Profile)
-	}
-	op := c.Call.Op()
-	if info.Ops != nil && !slices.Contains(info.Ops, op) {
-		return fmt.Sprintf("backend %s does not claim %s", info.Name, op)
-	}
-	for _, dt := range dataDTypes(c.Call) {
-		if !info.Claims(op, dt) {
-			return fmt.Sprintf("backend %s does not claim %s on %v", info.Name, op, dt)
-		}
-	}
-	return ""
-}
-
-// dataDTypes returns the dtypes of a call's data tensors (not its indices),
-// each once.
-func dataDTypes(c scatter.Call) []scatter.DType {
-	var ts []scatter.Tensor
-	switch c := c.(type) {
-	case scatter.Scatter:
-		ts = []scatter.Tensor{c.Self, c.Src}
-	case scatter.ScatterAdd:
-		ts = []scatter.Tensor{c.Self, c.Src}
-	case scatter.ScatterReduce:
-		ts = []scatter.Tensor{c.Self, c.Src}
-	case scatter.IndexReduce:
-		ts = []scatter.Tensor{c.Self, c.Source}
-	case scatter.Gather:
-		ts = []scatter.Tensor{c.Input}
-	case scatter.TorchScatterAdd:
-		ts = []scatter.Tensor{c.Src, c.Out}
-	case scatter.TorchScatter:
-		ts = []scatter.Tensor{c.Src, c.Out}
-	case scatter.TensorScatter:
-		ts = []scatter.Tensor{c.Src}
-	case scatter.TensorGather:
-		ts = []scatter.Tensor{c.Src}
-	}
-	var dts []scatter.DType
-	for _, t := range ts {
-		if !t.IsZero() && !slices.Contains(dts, t.DType()) {
-			dts = append(dts, t.DType())
-		}
-	}
-	return dts
 }
 
 // Failure is the report of a case that failed on a target. Its Error text
@@ -184,14 +107,14 @@ func CheckCase(t Target, c Case) error {
 	// 2. Run the backend on a copy, so that a backend that writes to its
 	// inputs neither corrupts the table nor escapes notice.
 	given := scatter.CloneCall(c.Call)
-	before := scatter.CloneCall(given)
-	res, err, panicked := runGuarded(t.Backend, given)
-	if panicked != "" {
-		problem("the backend panicked:\n%s", panicked)
+	o := check.Run(t.Backend, given)
+	res, err := o.Res, o.Err
+	if o.Panicked != "" {
+		problem("the backend panicked:\n%s", o.Panicked)
 		return f
 	}
-	if d := diffCall(before, given); d != "" {
-		problem("the backend modified its input tensors:\n%s", d)
+	if o.Modified != nil {
+		problem("the backend modified its input tensors:\n%v", o.Modified)
 	}
 	if scatter.CodeOf(err) == scatter.ErrNotSupported {
 		problem("the backend answered unsupported for a call it claims: %v", err)
@@ -275,17 +198,6 @@ func diffRecorded(c Case, lvl scatter.Level, exp *reference.Expectation, res sca
 		}
 	}
 	return strings.Join(ps, "\n")
-}
-
-// runGuarded runs the call, turning a panic into a report with its stack.
-func runGuarded(b scatter.Backend, c scatter.Call) (res scatter.Result, err error, panicked string) {
-	defer func() {
-		if r := recover(); r != nil {
-			panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
-		}
-	}()
-	res, err = b.Run(c)
-	return res, err, ""
 }
 
 // DescribeBackend registers the spec for target t as Ginkgo specs: one

@@ -77,7 +77,7 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 				tb.Errorf("the properties stopped: %v", r)
 			}
 		}()
-		rep = properties.CheckTB(tb, properties.Target{Backend: g, Profile: p, Level: cfg.level, Budget: budget})
+		rep = properties.CheckTB(tb, properties.Target{Backend: g, Profile: p, Level: cfg.level}, budget)
 	}()
 	var out []*caseResult
 	if rep.Failed() {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"hash/fnv"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/callgen"
+	"github.com/scatterconf/scatter/check"
 	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/reference"
 )
@@ -189,8 +189,8 @@ func (r *randomProp) property(t *rapid.T) {
 	if r.fail == nil && exp.Codes() != nil {
 		r.errorsWant++
 	}
-	before, _ := protocol.EncodeCall(0, call)
-	res, err, panicked := runGuarded(r.b, call)
+	o := check.Run(r.b, call)
+	res, err, panicked := o.Res, o.Err, o.Panicked
 	var pe *protocol.ProcessError
 	switch {
 	case panicked != "":
@@ -214,7 +214,7 @@ func (r *randomProp) property(t *rapid.T) {
 		}
 		return
 	}
-	if after, _ := protocol.EncodeCall(0, call); !bytes.Equal(before, after) {
+	if o.Modified != nil {
 		r.failModified(t, call, res, err)
 	}
 	if jerr := exp.Check(r.lvl, res, err); jerr != nil {
@@ -247,17 +247,6 @@ func (r *randomProp) failModified(t *rapid.T, call scatter.Call, res scatter.Res
 func (r *randomProp) failMismatch(t *rapid.T, call scatter.Call, res scatter.Result, err, jerr error) {
 	r.record("mismatch", call, res, err, "the judge rejects the outcome at the "+r.lvl.String()+" level:\n"+jerr.Error())
 	t.Fatalf("mismatch")
-}
-
-// runGuarded runs the call, turning a panic into a report with its stack.
-func runGuarded(b scatter.Backend, c scatter.Call) (res scatter.Result, err error, panicked string) {
-	defer func() {
-		if p := recover(); p != nil {
-			panicked = fmt.Sprintf("%v\n%s", p, debug.Stack())
-		}
-	}()
-	res, err = b.Run(c)
-	return res, err, ""
 }
 
 // recTB is the rapid.TB of the random part: it records what rapid reports.
