@@ -233,7 +233,7 @@ func (g *callGen) values(dt scatter.DType, n int) any {
 // tensor returns a tensor of the shape, sometimes as a strided or offset
 // view of a larger buffer (a transposed last pair of dims, or padding).
 func (g *callGen) tensor(dt scatter.DType, shape []int) scatter.Tensor {
-	n := numel(shape)
+	n := scatter.Numel(shape)
 	switch g.pick(4) {
 	case 0: // offset and padded rows
 		if len(shape) == 0 {
@@ -270,7 +270,7 @@ func (g *callGen) tensor(dt scatter.DType, shape []int) scatter.Tensor {
 // index returns an index tensor of the shape with values in [0, size),
 // possibly one value out of range, in int64 or int32.
 func (g *callGen) index(shape []int, size int, dt scatter.DType) scatter.Tensor {
-	n := numel(shape)
+	n := scatter.Numel(shape)
 	vals := make([]int64, n)
 	hot := max(1, g.pick(size+1)) // concentrate on a few targets sometimes
 	sorted := g.pick(4) == 0

@@ -23,14 +23,6 @@ func viewOf(t scatter.Tensor) view {
 	return view{data: t.Data, off: t.Offset, shape: t.Shape, strides: t.StridesOrDefault()}
 }
 
-func numel(shape []int) int {
-	n := 1
-	for _, s := range shape {
-		n *= s
-	}
-	return n
-}
-
 // dense reports whether the view's elements are data[off : off+numel] in
 // row-major order.
 func (v view) dense() bool {
@@ -74,7 +66,7 @@ func pack(v view) any {
 }
 
 func packT[T scatter.Elem](data []T, v view) []T {
-	n := numel(v.shape)
+	n := scatter.Numel(v.shape)
 	if v.dense() {
 		return data[v.off : v.off+n : v.off+n]
 	}
@@ -166,34 +158,10 @@ func shapeOrScalar(t scatter.Tensor) []int {
 	return t.Shape
 }
 
-// sizeAt is ATen's ensure_nonempty_size.
-func sizeAt(t scatter.Tensor, d int) int {
-	if t.Dim() == 0 {
-		return 1
-	}
-	return t.Shape[d]
-}
-
 // nd is ATen's ensure_nonempty_dim.
 func nd(t scatter.Tensor) int { return max(t.Dim(), 1) }
 
-// wrapDim wraps dim against n dims (0-d as 1-d); ok is false when out of range.
-func wrapDim(dim, n int) (int, bool) {
-	m := max(n, 1)
-	if dim < -m || dim >= m {
-		return 0, false
-	}
-	if dim < 0 {
-		dim += m
-	}
-	return dim, true
-}
-
-// maxElements is the reference's limit on the tensors it materialises; a
-// larger call is the reference's ErrInvalidArgument.
-const maxElements = 1 << 30
-
 // okTensor reports whether t is a well-formed tensor within the limit.
 func okTensor(t scatter.Tensor) bool {
-	return t.Validate() == nil && t.NumEl() <= maxElements
+	return t.Validate() == nil && t.NumEl() <= scatter.MaxElements
 }

@@ -66,7 +66,7 @@ func stageDim(self, index, src scatter.Tensor, value any, d int, forceTable bool
 	A, K, B := prod(I[:d]), int64(I[d]), prod(I[d+1:])
 	Bs := prod(S[d+1:])
 	st.self = pack(viewOf(self))
-	st.outN = numel(S)
+	st.outN = scatter.Numel(S)
 	iv := viewOf(index)
 	g := geom{n: A * K * B, A: A, K: K, B: B, size: int64(S[d])}
 	if !forceTable && fits3d(I, S, d) {
@@ -143,7 +143,7 @@ func dimShapeOK(self, index, src scatter.Tensor, dim int) bool {
 		return false
 	}
 	for d := 0; d < nd(self); d++ {
-		if d != dim && sizeAt(index, d) > sizeAt(self, d) {
+		if d != dim && scatter.SizeAt(index.Shape, d) > scatter.SizeAt(self.Shape, d) {
 			return false
 		}
 	}
@@ -154,7 +154,7 @@ func dimShapeOK(self, index, src scatter.Tensor, dim int) bool {
 		return false
 	}
 	for d := 0; d < nd(self); d++ {
-		if sizeAt(index, d) > sizeAt(src, d) {
+		if scatter.SizeAt(index.Shape, d) > scatter.SizeAt(src.Shape, d) {
 			return false
 		}
 	}
@@ -202,7 +202,7 @@ func (b *backend) planScatter(c scatter.Scatter) (*program, error) {
 	if hasSrc == (c.Value != nil) || !okTensor(c.Self) || !okTensor(c.Index) || (hasSrc && !okTensor(c.Src)) {
 		return nil, nil
 	}
-	d, ok := wrapDim(c.Dim, c.Self.Dim())
+	d, ok := scatter.WrapDim(c.Dim, c.Self.Dim())
 	dt := c.Self.DType()
 	if !ok || c.Index.NumEl() == 0 || !b.indexDTypeOK(c.Index.DType()) || (hasSrc && c.Src.DType() != dt) ||
 		!dimShapeOK(c.Self, c.Index, c.Src, d) {
@@ -241,7 +241,7 @@ func (b *backend) planScatterReduce(c scatter.ScatterReduce) (*program, error) {
 	if c.Src.IsZero() || !okTensor(c.Self) || !okTensor(c.Index) || !okTensor(c.Src) {
 		return nil, nil
 	}
-	d, ok := wrapDim(c.Dim, c.Self.Dim())
+	d, ok := scatter.WrapDim(c.Dim, c.Self.Dim())
 	dt := c.Self.DType()
 	if !ok || c.Index.NumEl() == 0 || !b.indexDTypeOK(c.Index.DType()) || c.Src.DType() != dt ||
 		!dimShapeOK(c.Self, c.Index, c.Src, d) || (op == opMean && dt == scatter.DTBool) {
@@ -275,17 +275,17 @@ func (b *backend) planIndexReduce(c scatter.IndexReduce) (*program, error) {
 	if !okTensor(c.Self) || !okTensor(c.Index) || !okTensor(c.Source) {
 		return nil, nil
 	}
-	d, ok := wrapDim(c.Dim, c.Self.Dim())
+	d, ok := scatter.WrapDim(c.Dim, c.Self.Dim())
 	dt := c.Self.DType()
 	src := c.Source
 	cnt := c.Index.NumEl()
 	if !ok || c.Index.Dim() > 1 || !c.Index.DType().IsIndex() || src.DType() != dt ||
-		!(d == 0 || d < src.Dim()) || cnt != sizeAt(src, d) || cnt == 0 ||
+		!(d == 0 || d < src.Dim()) || cnt != scatter.SizeAt(src.Shape, d) || cnt == 0 ||
 		(c.Self.Dim() <= 1 && src.Dim() > 1) {
 		return nil, nil
 	}
 	multi := c.Self.Dim() > 1
-	if multi && (src.Dim() == 0 || sizeAt(c.Self, d) == 0) {
+	if multi && (src.Dim() == 0 || scatter.SizeAt(c.Self.Shape, d) == 0) {
 		return nil, nil // select(dim, 0) fails first: an error
 	}
 	if dt == scatter.DTBool && (c.ExcludeSelf || !multi || op == opMean) {
@@ -297,12 +297,12 @@ func (b *backend) planIndexReduce(c scatter.IndexReduce) (*program, error) {
 	K := int64(cnt)
 	if !multi {
 		S := shapeOrScalar(c.Self)
-		st.outN = numel(S)
+		st.outN = scatter.Numel(S)
 		st.src = pack(viewOf(src))
 		st.g = geom{n: K, A: 1, K: K, B: 1, isK: 1, ssK: 1, osK: 1, size: int64(S[0])}
 	} else {
 		S := c.Self.Shape
-		st.outN = numel(S)
+		st.outN = scatter.Numel(S)
 		shape := slices.Clone(S)
 		shape[d] = cnt
 		strides, ok := sliceBroadcast(S, src, d)
@@ -367,12 +367,12 @@ func (b *backend) planGather(c scatter.Gather) (*program, error) {
 	if !okTensor(c.Input) || !okTensor(c.Index) {
 		return nil, nil
 	}
-	d, ok := wrapDim(c.Dim, c.Input.Dim())
+	d, ok := scatter.WrapDim(c.Dim, c.Input.Dim())
 	if !ok || c.Index.NumEl() == 0 || !b.indexDTypeOK(c.Index.DType()) || nd(c.Input) != nd(c.Index) {
 		return nil, nil
 	}
 	for j := 0; j < nd(c.Input); j++ {
-		if j != d && sizeAt(c.Index, j) > sizeAt(c.Input, j) {
+		if j != d && scatter.SizeAt(c.Index.Shape, j) > scatter.SizeAt(c.Input.Shape, j) {
 			return nil, nil
 		}
 	}

@@ -13,13 +13,13 @@ func (b *backend) gather(c scatter.Gather) (scatter.Result, bool) {
 	if !okTensor(in) || !okTensor(index) {
 		return scatter.Result{}, false
 	}
-	dim, ok := wrapDim(c.Dim, in.Dim())
+	dim, ok := scatter.WrapDim(c.Dim, in.Dim())
 	n := index.NumEl()
 	if !ok || n == 0 || in.NumEl() == 0 || !b.indexDTypeOK(index.DType()) || nd(in) != nd(index) {
 		return scatter.Result{}, false
 	}
 	for d := 0; d < nd(in); d++ {
-		if d != dim && sizeAt(index, d) > sizeAt(in, d) {
+		if d != dim && scatter.SizeAt(index.Shape, d) > scatter.SizeAt(in.Shape, d) {
 			return scatter.Result{}, false
 		}
 	}

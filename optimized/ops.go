@@ -11,40 +11,16 @@ import (
 // the reference, which reports the broken rule in PyTorch's order, or
 // computes the exotic call.
 
-// maxElements is the reference's limit on the tensors it takes
-// (reference/common.go); a larger call is an error there, so it is not
-// accepted here either.
-const maxElements = 1 << 30
-
 // maxOutputElems is the reference's limit on the outputs it allocates
 // itself (torch_scatter's inferred sizes; reference/broadcast.go).
 const maxOutputElems = 1 << 24
 
 // okTensor reports whether t is a valid view within the reference's limits.
 func okTensor(t scatter.Tensor) bool {
-	return t.Validate() == nil && t.NumEl() <= maxElements
-}
-
-// wrapDim wraps dim against a tensor of n dims (0-d as 1-d).
-func wrapDim(dim, n int) (int, bool) {
-	m := max(n, 1)
-	if dim < -m || dim >= m {
-		return 0, false
-	}
-	if dim < 0 {
-		dim += m
-	}
-	return dim, true
+	return t.Validate() == nil && t.NumEl() <= scatter.MaxElements
 }
 
 func nd(t scatter.Tensor) int { return max(t.Dim(), 1) }
-
-func sizeAt(t scatter.Tensor, d int) int {
-	if t.Dim() == 0 {
-		return 1
-	}
-	return t.Shape[d]
-}
 
 // indexDTypeOK is the scatter/gather index rule of the profile.
 func (b *backend) indexDTypeOK(dt scatter.DType) bool {
@@ -58,7 +34,7 @@ func (b *backend) dimScatterGeom(self, index, src scatter.Tensor, hasSrc bool, d
 	if !okTensor(self) || !okTensor(index) || (hasSrc && !okTensor(src)) {
 		return geom{}, false
 	}
-	dim, ok := wrapDim(dim, self.Dim())
+	dim, ok := scatter.WrapDim(dim, self.Dim())
 	if !ok || index.NumEl() == 0 || self.NumEl() == 0 || !b.indexDTypeOK(index.DType()) {
 		return geom{}, false
 	}
@@ -69,7 +45,7 @@ func (b *backend) dimScatterGeom(self, index, src scatter.Tensor, hasSrc bool, d
 		return geom{}, false
 	}
 	for d := 0; d < nd(self); d++ {
-		if d != dim && sizeAt(index, d) > sizeAt(self, d) {
+		if d != dim && scatter.SizeAt(index.Shape, d) > scatter.SizeAt(self.Shape, d) {
 			return geom{}, false
 		}
 	}
@@ -78,7 +54,7 @@ func (b *backend) dimScatterGeom(self, index, src scatter.Tensor, hasSrc bool, d
 			return geom{}, false
 		}
 		for d := 0; d < nd(self); d++ {
-			if sizeAt(index, d) > sizeAt(src, d) {
+			if scatter.SizeAt(index.Shape, d) > scatter.SizeAt(src.Shape, d) {
 				return geom{}, false
 			}
 		}
@@ -214,7 +190,7 @@ func (b *backend) indexReduce(c scatter.IndexReduce) (scatter.Result, bool) {
 		return scatter.Result{}, false
 	}
 	dt := self.DType()
-	dim, ok := wrapDim(c.Dim, self.Dim())
+	dim, ok := scatter.WrapDim(c.Dim, self.Dim())
 	if !ok || index.Dim() > 1 || !index.DType().IsIndex() || source.DType() != dt || !foldable(dt) {
 		return scatter.Result{}, false
 	}

@@ -9,13 +9,8 @@ import (
 // nd is ATen's ensure_nonempty_dim: a 0-d tensor counts as 1-d.
 func nd(t scatter.Tensor) int { return max(t.Dim(), 1) }
 
-// sizeAt is ATen's ensure_nonempty_size: a 0-d tensor has size 1 in dim 0.
-func sizeAt(t scatter.Tensor, d int) int {
-	if t.Dim() == 0 {
-		return 1
-	}
-	return t.Shape[d]
-}
+// sizeAt is ATen's ensure_nonempty_size (scatter.SizeAt).
+func sizeAt(t scatter.Tensor, d int) int { return scatter.SizeAt(t.Shape, d) }
 
 // wrapDim is ATen's maybe_wrap_dim against a tensor of n dims (0-d wraps as
 // 1-d): dim in [-max(n,1), max(n,1)-1] becomes non-negative; anything else
@@ -23,22 +18,19 @@ func sizeAt(t scatter.Tensor, d int) int {
 //
 //	IndexError: Dimension out of range (expected to be in range of [-n, n-1], but got d)
 func wrapDim(dim, n int) (int, *scatter.Error) {
-	m := max(n, 1)
-	if dim < -m || dim >= m {
+	w, ok := scatter.WrapDim(dim, n)
+	if !ok {
+		m := max(n, 1)
 		return 0, scatter.Errorf(scatter.ErrDimOutOfRange,
 			"Dimension out of range (expected to be in range of [%d, %d], but got %d)", -m, m-1, dim)
 	}
-	if dim < 0 {
-		dim += m
-	}
-	return dim, nil
+	return w, nil
 }
 
-// maxElements bounds the tensors the reference materialises. A valid view
-// may claim far more elements than memory holds (a stride-0 expand of
-// 2^60 elements); the reference rejects such a call with
-// ErrInvalidArgument instead of failing to allocate.
-const maxElements = 1 << 30
+// maxElements bounds the tensors the reference materialises
+// (scatter.MaxElements): a larger call is ErrInvalidArgument instead of a
+// failure to allocate.
+const maxElements = scatter.MaxElements
 
 // checkTensor validates one named tensor of a call.
 func checkTensor(e *errs, name string, t scatter.Tensor) bool {
@@ -202,23 +194,9 @@ func intFits(i int64, dt scatter.DType) bool {
 	return true
 }
 
-// setInt stores i, wrapped, into integer slice data at position p.
-func setInt(data any, p int, i int64) {
-	switch d := data.(type) {
-	case []uint8:
-		d[p] = uint8(i)
-	case []int8:
-		d[p] = int8(i)
-	case []int16:
-		d[p] = int16(i)
-	case []int32:
-		d[p] = int32(i)
-	case []int64:
-		d[p] = i
-	case []bool:
-		d[p] = i != 0
-	}
-}
+// setInt stores i, wrapped, into integer slice data at position p
+// (scatter.SetInt).
+func setInt(data any, p int, i int64) { scatter.SetInt(data, p, i) }
 
 // dtypeRange returns numeric_limits<T>::lowest() and max() as float64.
 func dtypeRange(dt scatter.DType) (lo, hi float64) {

@@ -153,50 +153,15 @@ func setFloat(data any, i int, v float64) {
 	}
 }
 
-// intAt returns element i of an integer or bool slice as an int64.
-func intAt(data any, i int) int64 {
-	switch d := data.(type) {
-	case []bool:
-		if d[i] {
-			return 1
-		}
-		return 0
-	case []uint8:
-		return int64(d[i])
-	case []int8:
-		return int64(d[i])
-	case []int16:
-		return int64(d[i])
-	case []int32:
-		return int64(d[i])
-	case []int64:
-		return d[i]
-	}
-	return 0
-}
+// intAt returns element i of an integer or bool slice as an int64
+// (scatter.IntAt).
+func intAt(data any, i int) int64 { return scatter.IntAt(data, i) }
 
-// wrap reduces x to dtype dt's width (two's complement wrap-around, as C++
-// stores an int result in a narrower type); bool is x != 0. Integer
-// arithmetic modulo 2^n is a ring, so folding in int64 and wrapping once
-// equals wrapping after every step, in any order.
-func wrap(dt scatter.DType, x int64) int64 {
-	switch dt {
-	case scatter.DTBool:
-		if x != 0 {
-			return 1
-		}
-		return 0
-	case scatter.DTUint8:
-		return int64(uint8(x))
-	case scatter.DTInt8:
-		return int64(int8(x))
-	case scatter.DTInt16:
-		return int64(int16(x))
-	case scatter.DTInt32:
-		return int64(int32(x))
-	}
-	return x
-}
+// wrap reduces x to dtype dt's width (scatter.DType.WrapInt: two's
+// complement; bool is x != 0). Integer arithmetic modulo 2^n is a ring, so
+// folding in int64 and wrapping once equals wrapping after every step, in
+// any order.
+func wrap(dt scatter.DType, x int64) int64 { return dt.WrapInt(x) }
 
 // intIdentity is the start of an integer or bool group without self:
 // 0, 1, lowest (bool false), max (bool true).
@@ -213,22 +178,9 @@ func (p *plan) intIdentity() int64 {
 	return 0
 }
 
-// intRange returns numeric_limits lowest() and max() of an integer or bool dtype.
-func intRange(dt scatter.DType) (lo, hi int64) {
-	switch dt {
-	case scatter.DTBool:
-		return 0, 1
-	case scatter.DTUint8:
-		return 0, math.MaxUint8
-	case scatter.DTInt8:
-		return math.MinInt8, math.MaxInt8
-	case scatter.DTInt16:
-		return math.MinInt16, math.MaxInt16
-	case scatter.DTInt32:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
-}
+// intRange returns numeric_limits lowest() and max() of an integer or bool
+// dtype (scatter.DType.IntRange).
+func intRange(dt scatter.DType) (lo, hi int64) { return dt.IntRange() }
 
 // foldInt folds one group of an integer or bool plan. Integer arithmetic
 // wraps; on bool, sum is or, prod is and, amax is or, amin is and.
