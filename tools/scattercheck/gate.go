@@ -44,6 +44,10 @@ type gateConfig struct {
 	reproDir         string
 	verbose          bool
 	propTier         properties.Tier
+	deadline         time.Duration // the most the whole run may take (0: no limit)
+	progress         time.Duration // between progress lines off a terminal (0: none)
+
+	sess *session // the run as it goes (nil: cases go straight into the reports)
 }
 
 // The parts of the suite (-suites).
@@ -64,6 +68,7 @@ const (
 	defaultShrinkTime      = 2 * time.Second
 	defaultShrinkBudget    = 20 * time.Second
 	defaultMaxProcFailures = 10
+	defaultProgress        = 30 * time.Second
 )
 
 func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
@@ -87,12 +92,14 @@ func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 	jsonPath := fs.String("json", "", "write a JSON report to this file")
 	repro := fs.String("repro-dir", "", "write each failure as a fixture folder (case.json, .npy files, repro.py) below this folder")
 	verbose := fs.Bool("v", false, "print every failure in full (default: the first five)")
+	deadline := fs.Duration("deadline", 0, "the most the whole run may take: then the implementation is ended and the reports hold what was judged, marked incomplete (0: no limit)")
+	progress := fs.Duration("progress", defaultProgress, "off a terminal, a progress line on standard error this often (the first within 10s); on a terminal a live line (0: none)")
 	tier := fs.String("properties-tier", "default", "the tensor sizes of the properties part: short (up to 256 elements), default (4096, sizes around 32 and 256) or long (2^17, sizes around 65536)")
 	return func() (*gateConfig, error) {
 		cfg := &gateConfig{impl: *impl, checks: *checks, seed: *seed, timeout: *timeout, startTimeout: *startTimeout,
 			shrinkTime: *shrink, shrinkBudget: *shrinkBudget, maxProcFailures: *maxProc, allowUnsupported: *allowUnsup, strictXfail: *strictXfail,
 			xfailPath: *xfail, junitPath: *junit, jsonPath: *jsonPath, reproDir: *repro, verbose: *verbose,
-			suites: map[string]bool{}}
+			deadline: *deadline, progress: *progress, suites: map[string]bool{}}
 		var err error
 		if cfg.profiles, err = parseProfiles(*profile, *impl != ""); err != nil {
 			return nil, err
@@ -122,6 +129,9 @@ func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 		}
 		if cfg.checks < 0 || cfg.timeout <= 0 || cfg.startTimeout <= 0 || cfg.maxProcFailures < 0 {
 			return nil, fmt.Errorf("-checks, -timeout, -start-timeout and -max-process-failures must not be negative or zero")
+		}
+		if cfg.deadline < 0 || cfg.progress < 0 {
+			return nil, fmt.Errorf("-deadline and -progress must not be negative")
 		}
 		switch *tier {
 		case "short":
@@ -242,37 +252,50 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	var runs []*runReport
-	unavailable := map[*runReport]bool{} // built-in backends unavailable here (no GPU)
-	if cfg.impl != "" {
-		runs = runImpl(cfg)
-	} else {
-		levelGiven := false
-		fs.Visit(func(f *flag.Flag) { levelGiven = levelGiven || f.Name == "level" })
-		for _, p := range cfg.profiles {
-			for _, b := range builtin(p) {
-				// a built-in backend is held to what it claims: strict
-				// when deterministic, unless -level says otherwise
-				bcfg := cfg
-				if b.Info().Deterministic && !levelGiven {
-					c := *cfg
-					c.level = scatter.Strict
-					bcfg = &c
-				}
-				r := runTarget(b, nil, bcfg, p)
-				if b.Info().Unavailable != "" {
-					unavailable[r] = true
-				}
-				runs = append(runs, r)
-			}
+	levelGiven := false
+	fs.Visit(func(f *flag.Flag) { levelGiven = levelGiven || f.Name == "level" })
+
+	// The run goes in a goroutine of its own, so that a run cut short
+	// (SIGINT, SIGTERM, -deadline) still ends with its reports when a
+	// case in flight does not return.
+	sess := newSession(cfg, xf, stderr)
+	cfg.sess = sess
+	stopWatch := sess.watch()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if cfg.impl != "" {
+			runImpl(cfg)
+		} else {
+			runBuiltins(cfg, levelGiven)
+		}
+	}()
+	select {
+	case <-done:
+	case <-sess.ctx.Done():
+		select {
+		case <-done:
+		case <-time.After(cutGrace):
 		}
 	}
+	stopWatch()
+	sess.terminateClients()
+	judged, total := sess.counted()
+	runs, unavailable := sess.finish()
+	cut := sess.cutReason()
+	if cut != "" {
+		markIncomplete(runs, cut, judged, total)
+	}
+
 	var warnings []string
 	for _, r := range runs {
 		warnings = append(warnings, r.applyXfail(xf)...)
 	}
 	warnings = append(warnings, xf.unmatched()...)
-	nothing := checkNothingPassed(runs, unavailable)
+	var nothing []string
+	if cut == "" {
+		nothing = checkNothingPassed(runs, unavailable)
+	}
 	if cfg.reproDir != "" {
 		for _, r := range runs {
 			if err := r.writeRepros(cfg.reproDir); err != nil {
@@ -286,24 +309,21 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	for _, w := range warnings {
 		fmt.Fprintln(stdout, "warning:", w)
 	}
-	ok := true
+	ok := cut == ""
 	for _, r := range runs {
 		ok = ok && r.conforms(cfg.strictXfail)
 	}
 	code := 0
-	if cfg.jsonPath != "" {
-		if err := writeJSON(cfg.jsonPath, runs, warnings, ok); err != nil {
-			fmt.Fprintln(stderr, "scattercheck:", err)
-			code = 2
-		}
+	if err := writeReports(cfg, runs, warnings, ok, cut); err != nil {
+		fmt.Fprintln(stderr, "scattercheck:", err)
+		code = 2
 	}
-	if cfg.junitPath != "" {
-		if err := writeJUnit(cfg.junitPath, runs, cfg.strictXfail); err != nil {
-			fmt.Fprintln(stderr, "scattercheck:", err)
-			code = 2
-		}
-	}
-	if !ok {
+	switch {
+	case cut != "":
+		fmt.Fprintln(stdout)
+		fmt.Fprintln(stdout, interruptedLine(cut, judged, total, cfg))
+		return 1
+	case !ok:
 		fmt.Fprintln(stdout)
 		for _, n := range nothing {
 			fmt.Fprintln(stdout, "FAIL:", n)
@@ -315,31 +335,56 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// runBuiltins runs the suite on every built-in backend, once per profile.
+func runBuiltins(cfg *gateConfig, levelGiven bool) {
+	for _, p := range cfg.profiles {
+		for _, b := range builtin(p) {
+			if cfg.sess.stopped() {
+				return
+			}
+			// a built-in backend is held to what it claims: strict
+			// when deterministic, unless -level says otherwise
+			bcfg := cfg
+			if b.Info().Deterministic && !levelGiven {
+				c := *cfg
+				c.level = scatter.Strict
+				bcfg = &c
+			}
+			runTarget(b, nil, bcfg, p)
+		}
+	}
+}
+
 // runImpl starts the implementation and runs the suite on it, once per
 // profile.
 func runImpl(cfg *gateConfig) []*runReport {
-	opts := protocol.ClientOptions{Timeout: cfg.timeout, StartTimeout: cfg.startTimeout}
+	opts := protocol.ClientOptions{Timeout: cfg.timeout, StartTimeout: cfg.startTimeout, Context: cfg.sess.context()}
 	t0 := time.Now()
 	client, err := protocol.NewClient(cfg.impl, opts)
 	if err != nil {
 		var runs []*runReport
 		for _, p := range cfg.profiles {
 			r := newRunReport(cfg, p, implInfo{Command: cfg.impl, Name: "(did not start)"})
+			cfg.sess.addRun(r, false)
 			cr := &caseResult{ID: "gate/start", Source: "gate", Status: stFail, Origin: "PROTOCOL.md, Handshake",
 				Failure: &failure{Kind: protocol.KindStart, Summary: firstLine(err.Error()), Report: err.Error()}}
 			var pe *protocol.ProcessError
 			if errors.As(err, &pe) {
 				cr.Failure.Stderr = tail(pe.Stderr, 40)
 			}
-			r.Cases = append(r.Cases, cr)
-			r.Duration = time.Since(t0)
+			cfg.sess.add(r, cr)
+			cfg.sess.update(r, func(r *runReport) { r.Duration = time.Since(t0) })
 			runs = append(runs, r)
 		}
 		return runs
 	}
+	cfg.sess.addClient(client)
 	defer client.Close()
 	var runs []*runReport
 	for _, p := range cfg.profiles {
+		if cfg.sess.stopped() {
+			break
+		}
 		runs = append(runs, runTarget(client, client, cfg, p))
 	}
 	return runs
@@ -360,6 +405,7 @@ type guarded struct {
 	maxProc  int
 	procFail int
 	gaveUp   bool
+	sess     *session // counts the requests; once the run is cut short, nothing is sent
 
 	lastRes scatter.Result
 	lastErr error
@@ -370,11 +416,17 @@ func (g *guarded) Info() scatter.Info { return g.info }
 
 func (g *guarded) Run(c scatter.Call) (scatter.Result, error) {
 	g.ran = true
+	if g.sess.stopped() {
+		g.lastRes, g.lastErr = scatter.Result{}, errInterrupted
+		return g.lastRes, g.lastErr
+	}
 	if g.gaveUp {
 		g.lastRes, g.lastErr = scatter.Result{}, errGaveUp
 		return g.lastRes, g.lastErr
 	}
+	g.sess.countRequest()
 	res, err := g.inner.Run(c)
+	err = cleanErr(err) // the implementation's text is data
 	g.lastRes, g.lastErr = res, err
 	var pe *protocol.ProcessError
 	if errors.As(err, &pe) {
@@ -406,7 +458,8 @@ func processKind(err error) string {
 func runTarget(b scatter.Backend, client *protocol.Client, cfg *gateConfig, p scatter.Profile) *runReport {
 	t0 := time.Now()
 	info := b.Info()
-	g := &guarded{inner: b, info: info, maxProc: cfg.maxProcFailures}
+	g := &guarded{inner: b, info: info, maxProc: cfg.maxProcFailures, sess: cfg.sess}
+	g.info.Name, g.info.Version = cleanLine(info.Name, maxNameLen), cleanLine(info.Version, maxNameLen)
 	if cfg.level != scatter.Strict {
 		g.info.Deterministic = false
 	}
@@ -435,32 +488,41 @@ func runTarget(b scatter.Backend, client *protocol.Client, cfg *gateConfig, p sc
 	if info.DTypes == nil {
 		ii.DTypes = []string{"(all)"}
 	}
-	r := newRunReport(cfg, p, ii)
+	r := newRunReport(cfg, p, cleanInfo(ii))
 	if info.Deterministic && cfg.level != scatter.Strict {
 		r.Notes = append(r.Notes, "the implementation claims to be deterministic; this run judges it at the conformant level as asked (-level strict holds it to bit-exactness)")
 	}
+	cfg.sess.addRun(r, info.Unavailable != "")
+	emit := func(cr *caseResult) { cfg.sess.add(r, cr) }
 	target := spec.Target{Backend: g, Profile: p, Level: cfg.level}
 
 	if cfg.suites[suiteSpec] || cfg.suites[suiteFixtures] {
 		for _, c := range spec.Cases() {
+			if cfg.sess.stopped() {
+				break
+			}
 			src := caseSource(c)
 			if !cfg.suites[src] || !cfg.wantOp(c.Call.Op()) || !cfg.wantLabels(c.Labels) {
 				continue
 			}
-			r.Cases = append(r.Cases, runSpecCase(target, g, c, src, cfg))
+			emit(runSpecCase(target, g, c, src, cfg))
 		}
 	}
-	if cfg.suites[suiteRandom] && cfg.checks > 0 {
-		r.Cases = append(r.Cases, runRandomPart(g, info, cfg, p)...)
+	if cfg.suites[suiteRandom] && cfg.checks > 0 && !cfg.sess.stopped() {
+		runRandomPart(g, info, cfg, p, emit)
 	}
-	if cfg.suites[suiteProperties] && cfg.checks > 0 {
-		r.Cases = append(r.Cases, runPropertiesPart(g, cfg, p)...)
+	if cfg.suites[suiteProperties] && cfg.checks > 0 && !cfg.sess.stopped() {
+		for _, cr := range runPropertiesPart(g, cfg, p) {
+			emit(cr)
+		}
 	}
-	if client != nil {
-		r.Restarts = client.Restarts()
-		r.StderrTail = tail(client.Stderr(), 40)
-	}
-	r.Duration = time.Since(t0)
+	cfg.sess.update(r, func(r *runReport) {
+		if client != nil {
+			r.Restarts = client.Restarts()
+			r.StderrTail = cleanText(client.Stderr(), maxStderrLine)
+		}
+		r.Duration = time.Since(t0)
+	})
 	return r
 }
 
@@ -624,9 +686,9 @@ func firstLines(s string, n int) string {
 	return out
 }
 
-// runRandomPart runs the random calls for every operation and dtype.
-func runRandomPart(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Profile) []*caseResult {
-	var out []*caseResult
+// runRandomPart runs the random calls for every operation and dtype, and
+// hands each pair's case to emit once judged.
+func runRandomPart(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Profile, emit func(*caseResult)) {
 	opts := randomOpts{checks: cfg.checks, seed: cfg.seed, allowUnsup: cfg.allowUnsupported}
 	for _, op := range scatter.Ops {
 		if !cfg.wantOp(op) {
@@ -639,53 +701,61 @@ func runRandomPart(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Pro
 			}
 		}
 		for _, dt := range scatter.DTypes {
-			cr := &caseResult{ID: fmt.Sprintf("random/%s/%s", op, dt), Source: suiteRandom, Op: op, DType: dt,
-				Features: []string{"random"}, Origin: "random calls (gen.go), judged by reference.Expect"}
-			out = append(out, cr)
-			switch {
-			case info.Unavailable != "":
-				cr.Status, cr.Reason = stSkip, fmt.Sprintf("backend %s is unavailable: %s", info.Name, info.Unavailable)
-				continue
-			case info.Ops != nil && !slices.Contains(info.Ops, op):
-				cr.Status, cr.Reason = stSkip, fmt.Sprintf("backend %s does not claim %s", info.Name, op)
-				continue
-			case !slices.Contains(claimed, dt):
-				cr.Status, cr.Reason = stSkip, fmt.Sprintf("backend %s does not claim %s on %v", info.Name, op, dt)
-				continue
+			if cfg.sess.stopped() {
+				return
 			}
-			others := slices.DeleteFunc(slices.Clone(claimed), func(x scatter.DType) bool { return x == dt })
-			opts.shrinkTime = cfg.shrinkFor()
-			t0 := time.Now()
-			ro := runRandom(g, p, cfg.level, op, dt, others, opts)
-			cr.Seconds = time.Since(t0).Seconds()
-			if ro.fail != nil {
-				cfg.spendShrink(ro.shrinkSpent)
-			}
-			cr.Checks, cr.Seed = ro.checks, ro.seed
-			cr.Note = ro.rapidNote
-			if ro.unsupported > 0 {
-				cr.Note = strings.TrimPrefix(cr.Note+fmt.Sprintf("; %d of %d calls answered unsupported (not offered)", ro.unsupported, ro.checks), "; ")
-			}
-			if ro.fail == nil {
-				cr.Status = stPass
-				continue
-			}
-			rf := ro.fail
-			f := &failure{Kind: rf.kind, Report: rf.report, call: rf.call, res: rf.res, err: rf.err, profile: p,
-				level: cfg.level, Shrunk: rf.shrunk, Seed: ro.seed}
-			f.Summary = summarize(f, []string{rf.report})
-			var pe *protocol.ProcessError
-			if errors.As(rf.err, &pe) {
-				f.Stderr = tail(pe.Stderr, 40)
-			}
-			cr.Failure = f
-			cr.Status = stFail
-			if f.Kind == "unsupported" {
-				cr.Status = stUnsup
-			}
+			emit(randomCase(g, info, cfg, p, op, dt, claimed, &opts))
 		}
 	}
-	return out
+}
+
+// randomCase runs the random calls of one operation and dtype.
+func randomCase(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Profile, op scatter.Op, dt scatter.DType,
+	claimed []scatter.DType, opts *randomOpts) *caseResult {
+	cr := &caseResult{ID: fmt.Sprintf("random/%s/%s", op, dt), Source: suiteRandom, Op: op, DType: dt,
+		Features: []string{"random"}, Origin: "random calls (callgen), judged by reference.Expect"}
+	switch {
+	case info.Unavailable != "":
+		cr.Status, cr.Reason = stSkip, fmt.Sprintf("backend %s is unavailable: %s", info.Name, info.Unavailable)
+		return cr
+	case info.Ops != nil && !slices.Contains(info.Ops, op):
+		cr.Status, cr.Reason = stSkip, fmt.Sprintf("backend %s does not claim %s", info.Name, op)
+		return cr
+	case !slices.Contains(claimed, dt):
+		cr.Status, cr.Reason = stSkip, fmt.Sprintf("backend %s does not claim %s on %v", info.Name, op, dt)
+		return cr
+	}
+	others := slices.DeleteFunc(slices.Clone(claimed), func(x scatter.DType) bool { return x == dt })
+	opts.shrinkTime = cfg.shrinkFor()
+	t0 := time.Now()
+	ro := runRandom(g, p, cfg.level, op, dt, others, *opts)
+	cr.Seconds = time.Since(t0).Seconds()
+	if ro.fail != nil {
+		cfg.spendShrink(ro.shrinkSpent)
+	}
+	cr.Checks, cr.Seed = ro.checks, ro.seed
+	cr.Note = ro.rapidNote
+	if ro.unsupported > 0 {
+		cr.Note = strings.TrimPrefix(cr.Note+fmt.Sprintf("; %d of %d calls answered unsupported (not offered)", ro.unsupported, ro.checks), "; ")
+	}
+	if ro.fail == nil {
+		cr.Status = stPass
+		return cr
+	}
+	rf := ro.fail
+	f := &failure{Kind: rf.kind, Report: rf.report, call: rf.call, res: rf.res, err: rf.err, profile: p,
+		level: cfg.level, Shrunk: rf.shrunk, Seed: ro.seed}
+	f.Summary = summarize(f, []string{rf.report})
+	var pe *protocol.ProcessError
+	if errors.As(rf.err, &pe) {
+		f.Stderr = tail(pe.Stderr, 40)
+	}
+	cr.Failure = f
+	cr.Status = stFail
+	if f.Kind == "unsupported" {
+		cr.Status = stUnsup
+	}
+	return cr
 }
 
 // caseDType is the dtype a call is filed under: that of its first data

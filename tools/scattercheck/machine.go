@@ -16,12 +16,16 @@ import (
 const jsonSchema = 1
 
 type jsonReport struct {
-	Tool     string    `json:"tool"`
-	Schema   int       `json:"schema"`
-	Conforms bool      `json:"conforms"`
-	Time     string    `json:"time"`
-	Warnings []string  `json:"warnings"`
-	Runs     []jsonRun `json:"runs"`
+	Tool     string `json:"tool"`
+	Schema   int    `json:"schema"`
+	Conforms bool   `json:"conforms"`
+	// Complete is false in a report written while the run goes, or when
+	// it was cut short (a signal, -deadline); Incomplete then says why.
+	Complete   bool      `json:"complete"`
+	Incomplete string    `json:"incomplete,omitempty"`
+	Time       string    `json:"time"`
+	Warnings   []string  `json:"warnings"`
+	Runs       []jsonRun `json:"runs"`
 }
 
 type jsonRun struct {
@@ -78,7 +82,12 @@ type jsonFailure struct {
 }
 
 func writeJSON(path string, runs []*runReport, warnings []string, ok bool) error {
-	rep := jsonReport{Tool: "scattercheck", Schema: jsonSchema, Conforms: ok, Time: time.Now().UTC().Format(time.RFC3339),
+	return writeJSONFile(path, buildJSON(runs, warnings, ok))
+}
+
+// buildJSON is the JSON report of a complete run.
+func buildJSON(runs []*runReport, warnings []string, ok bool) jsonReport {
+	rep := jsonReport{Tool: "scattercheck", Schema: jsonSchema, Conforms: ok, Complete: true, Time: time.Now().UTC().Format(time.RFC3339),
 		Warnings: warnings}
 	if rep.Warnings == nil {
 		rep.Warnings = []string{}
@@ -125,6 +134,10 @@ func writeJSON(path string, runs []*runReport, warnings []string, ok bool) error
 		}
 		rep.Runs = append(rep.Runs, jr)
 	}
+	return rep
+}
+
+func writeJSONFile(path string, rep jsonReport) error {
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
