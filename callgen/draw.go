@@ -181,6 +181,9 @@ func (g *Drawer) Shape(rank int) []int {
 	case 1:
 		s[g.IntRange(0, rank-1)] = 0
 	case 2:
+		if len(g.o.Boundaries) == 0 {
+			break
+		}
 		d := g.IntRange(0, rank-1)
 		s[d] = OneOf(g, g.o.Boundaries...)
 		g.fit(s, d)

@@ -201,6 +201,6 @@ func Report(call scatter.Call, res scatter.Result, err error) string {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "PyTorch snippet (run from the module root):\n%s", repro.Program(call))
+	fmt.Fprintf(&b, "PyTorch snippet (run from the module root):\n%s", repro.AdapterProgram(call))
 	return b.String()
 }

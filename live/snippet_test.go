@@ -38,7 +38,7 @@ func TestSnippets(t *testing.T) {
 			_, err := c.Run(call)
 			calls = append(calls, call)
 			fails = append(fails, err != nil)
-			fmt.Fprintf(&script, "exec(%q, {})\nprint('@@end@@')\n", repro.Program(call))
+			fmt.Fprintf(&script, "exec(%q, {})\nprint('@@end@@')\n", repro.AdapterProgram(call))
 		}
 	}
 	cmd := exec.Command(py, "-c", script.String())
@@ -56,7 +56,7 @@ func TestSnippets(t *testing.T) {
 		last := o[strings.LastIndexByte(o, '\n')+1:]
 		raised := strings.HasPrefix(last, "AdapterError ") || strings.Contains(strings.SplitN(last, " ", 2)[0], "Error")
 		if strings.Contains(o, "NameError") || strings.Contains(o, "SyntaxError") || raised != fails[i] {
-			t.Errorf("snippet %d printed %q; the adapter failed: %v\n%s", i, o, fails[i], repro.Program(call))
+			t.Errorf("snippet %d printed %q; the adapter failed: %v\n%s", i, o, fails[i], repro.AdapterProgram(call))
 		}
 	}
 }

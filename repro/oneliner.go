@@ -1,7 +1,9 @@
 // Package repro writes a failing call so that anyone can run it again: as
 // a protocol request line (Line: feed it to any implementation after the
 // hello line, PROTOCOL.md), as a PyTorch shell one-liner (OneLiner) and as
-// a full runnable Python program (Program), with every value exact. The
+// a full runnable Python program (Program: self-contained, plain PyTorch;
+// AdapterProgram: through the repository's PyTorch adapter and its
+// emulations, run from the module root), with every value exact. The
 // fixtures' reports, the gate and the properties all write through it.
 package repro
 
