@@ -30,7 +30,7 @@ const (
 // out (and, for torch_scatter min and max, arg), whatever the dtype, as
 // base64, and the slack; within the Limits' line limit.
 func (l Limits) answerLimit(c scatter.Call) int {
-	n := int64(outElements(c))
+	n := int64(ResultElements(c))
 	tensor := int64(base64.StdEncoding.EncodedLen(0))
 	if n > 0 && n < int64(l.maxLine()) {
 		tensor = int64(base64.StdEncoding.EncodedLen(int(n) * maxElemBytes))
@@ -50,9 +50,11 @@ func benchLimit(repeat int) int {
 	return answerSlack + 32*max(repeat, 0)
 }
 
-// outElements is an upper bound of the number of elements of the call's
-// result (0 when the call must fail in a way that leaves no result).
-func outElements(c scatter.Call) int {
+// ResultElements returns an upper bound of the number of elements of the
+// call's result, whatever it is (0 for a call that cannot have one); it
+// reads no more than the call's index storage (torch_scatter without
+// dim_size: its largest value), and allocates nothing of the result's size.
+func ResultElements(c scatter.Call) int {
 	switch c := c.(type) {
 	case scatter.Scatter:
 		return c.Self.NumEl()
@@ -106,8 +108,8 @@ func tsElements(src, index scatter.Tensor, dimp *int, out scatter.Tensor, dimSiz
 		size = *dimSize
 	} else if index.Validate() == nil {
 		for _, v := range indexValues(index) {
-			if v >= int64(size) && v < 1<<40 {
-				size = int(v) + 1
+			if v >= int64(size) {
+				size = int(min(v, 1<<40)) + 1
 			}
 		}
 	}

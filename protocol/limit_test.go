@@ -90,11 +90,11 @@ func TestAnswerLimits(t *testing.T) {
 	}
 	ds := 5
 	ts := scatter.TorchScatter{Src: scatter.FromSlice(make([]float32, 6), 2, 3), Index: scatter.FromSlice([]int64{0, 9, 1}, 3), DimSize: &ds}
-	if got := outElements(ts); got != 10 {
+	if got := ResultElements(ts); got != 10 {
 		t.Errorf("torch_scatter with dim_size 5: %d elements, want 10", got)
 	}
 	ts.DimSize = nil
-	if got := outElements(ts); got != 20 {
+	if got := ResultElements(ts); got != 20 {
 		t.Errorf("torch_scatter up to index 9: %d elements, want 20", got)
 	}
 	if got := (Limits{MaxLineBytes: 1000}).answerLimit(big); got != 1000 {

@@ -42,6 +42,7 @@ type oracle struct {
 	level      scatter.Level
 	allowed    bool
 	allowedMax int
+	budget     *requestBudget // nil: none (budget.go)
 }
 
 // oracleExt are the request fields the oracle adds to the protocol.
@@ -59,6 +60,7 @@ func runOracle(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	level := fs.String("level", "conformant", "the default level of \"allowed\": conformant or strict (a request's \"level\" overrides it)")
 	allowed := fs.Bool("allowed", true, "add the per-element allowed sets to every answer (a request's \"allowed\" overrides it)")
 	allowedMax := fs.Int("allowed-max", defaultAllowedMax, "give per-element allowed sets only for results with at most this many elements")
+	budget := budgetFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: scattercheck oracle [flags] < requests > answers\n\n"+
 			"Answers protocol requests (PROTOCOL.md) with the reference oracle's outcome and what conforms (ORACLE.md).\n\n")
@@ -67,7 +69,7 @@ func runOracle(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	o := &oracle{allowed: *allowed, allowedMax: *allowedMax}
+	o := &oracle{allowed: *allowed, allowedMax: *allowedMax, budget: budget}
 	var err error
 	if o.profile, err = scatter.ParseProfile(*profile); err != nil {
 		fmt.Fprintln(stderr, "scattercheck oracle:", err)
@@ -183,6 +185,9 @@ func (o *oracle) answer(line []byte) []byte {
 	c, err := req.ToCall()
 	if err != nil {
 		return protocol.EncodeError(req.ID, err)
+	}
+	if why := o.budget.refuse(c); why != "" {
+		return protocol.EncodeUnsupported(req.ID, why)
 	}
 	return o.call(req.ID, c, prof, lvl, allowed)
 }
@@ -356,6 +361,9 @@ func (o *oracle) judge(req *protocol.Request, ext oracleExt, prof scatter.Profil
 	c, err := req.Call.ToCall()
 	if err != nil {
 		return fail("call: %v", err)
+	}
+	if why := o.budget.refuse(c); why != "" {
+		return protocol.EncodeUnsupported(req.ID, why)
 	}
 	if len(ext.Answer) == 0 {
 		return fail("missing answer (an answer object, without id)")

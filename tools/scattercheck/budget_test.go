@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/scatterconf/scatter/protocol"
+)
+
+// expandedAdd is a scatter_add request whose self, index and src are
+// strides:[0] views of shape [n]: a few hundred bytes that stand for 3n
+// elements.
+func expandedAdd(id, n int) string {
+	f32 := make([]byte, 4)
+	binary.LittleEndian.PutUint32(f32, math.Float32bits(1))
+	i64 := make([]byte, 8)
+	view := func(dt string, b []byte) string {
+		return fmt.Sprintf(`{"dtype":%q,"shape":[%d],"strides":[0],"data":%q}`, dt, n, base64.StdEncoding.EncodeToString(b))
+	}
+	return fmt.Sprintf(`{"id":%d,"op":"scatter_add","self":%s,"dim":0,"index":%s,"src":%s}`,
+		id, view("float32", f32), view("int64", i64), view("float32", f32))
+}
+
+// allocatedBy returns the bytes f allocated: an upper bound of the most it
+// held at once.
+func allocatedBy(f func()) uint64 {
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	f()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
+// TestOracleBudget: a call over the budget is declined before anything of
+// its size is allocated, naming the figures and the flag that raises the
+// budget; one within it is answered.
+func TestOracleBudget(t *testing.T) {
+	big := expandedAdd(1, 1<<27) // the views of 2^27 elements: 28 GiB by the estimate
+	if len(big) > 400 {
+		t.Fatalf("the request is %d bytes", len(big))
+	}
+	var answers []protocol.Answer
+	n := allocatedBy(func() { answers, _ = oracleSession(t, nil, big, expandedAdd(2, 1000)) })
+	if n > 256<<20 {
+		t.Errorf("the oracle allocated %d MiB for a call it declines", n>>20)
+	}
+	if a := answers[0]; a.Kind != protocol.AnswerUnsupported ||
+		!strings.Contains(a.Err.Error(), "-max-request-memory") || !strings.Contains(a.Err.Error(), "GiB") {
+		t.Errorf("the call over the budget: %v %v", a.Kind, a.Err)
+	}
+	if a := answers[1]; a.Kind != protocol.AnswerResult || a.Result.Out.NumEl() != 1000 {
+		t.Errorf("the call within the budget: %v %v", a.Kind, a.Err)
+	}
+	// the budget's flags
+	answers, _ = oracleSession(t, []string{"-max-request-memory", "1000000"}, expandedAdd(1, 10000))
+	if a := answers[0]; a.Kind != protocol.AnswerUnsupported || !strings.Contains(a.Err.Error(), "976.6 KiB") {
+		t.Errorf("under -max-request-memory 1000000: %v %v", a.Kind, a.Err)
+	}
+	answers, _ = oracleSession(t, []string{"-max-request-time", "1ms"}, expandedAdd(1, 10000))
+	if a := answers[0]; a.Kind != protocol.AnswerUnsupported || !strings.Contains(a.Err.Error(), "-max-request-time") {
+		t.Errorf("under -max-request-time 1ms: %v %v", a.Kind, a.Err)
+	}
+}
+
+// FuzzOracleRequest feeds the oracle request lines, the seeds among them
+// calls whose views stand for far more than their bytes (strides:[0],
+// torch_scatter's dim_size from a huge index value), and asserts that
+// what it allocates stays within a generous bound of its budget.
+func FuzzOracleRequest(f *testing.F) {
+	f.Add(expandedAdd(1, 1<<27))
+	f.Add(expandedAdd(1, 1<<20))
+	f.Add(expandedAdd(1, 100))
+	f.Add(`{"id":1,"op":"torch_scatter.scatter","src":{"dtype":"float32","shape":[2],"strides":[0],"data":"AACAPw=="},` +
+		`"index":{"dtype":"int64","shape":[2],"strides":[0],"data":"AAAAAAAAAEA="},"dim":0}`) // index value 2^62
+	f.Add(`{"id":1,"op":"gather","input":{"dtype":"float64","shape":[1],"data":"AAAAAAAA8D8="},` +
+		`"index":{"dtype":"int64","shape":[65536,65536],"strides":[0,0],"data":"AAAAAAAAAAA="},"dim":0}`)
+	f.Add(`{"id":1,"op":"judge","call":{"op":"scatter_add",` +
+		`"self":{"dtype":"float32","shape":[134217728],"strides":[0],"data":"AACAPw=="},"dim":0,` +
+		`"index":{"dtype":"int64","shape":[134217728],"strides":[0],"data":"AAAAAAAAAAA="},` +
+		`"src":{"dtype":"float32","shape":[134217728],"strides":[0],"data":"AACAPw=="}},` +
+		`"answer":{"error":{"kind":"invalid_argument","message":"x"}}}`)
+	o := &oracle{allowed: true, allowedMax: defaultAllowedMax,
+		budget: &requestBudget{maxBytes: 64 << 20, maxTime: defaultMaxRequestSeconds * 1e9}}
+	f.Fuzz(func(t *testing.T, line string) {
+		if len(line) > 1<<16 {
+			return
+		}
+		n := allocatedBy(func() { o.answer([]byte(line)) })
+		// the budget, twice over for what the estimate may miss, and the
+		// line's own decoding
+		if bound := uint64(2*o.budget.maxBytes) + 64*uint64(len(line)) + 16<<20; n > bound {
+			t.Errorf("the oracle allocated %d MiB (bound %d MiB) for %q", n>>20, bound>>20, line)
+		}
+	})
+}
