@@ -68,7 +68,10 @@ func usage(fs *flag.FlagSet, w io.Writer) {
                                         (scattercheck bench -h for its flags)
 
 The exit status is 0 exactly when the implementation conforms, 1 when it does
-not, 2 for a usage error (bench: 1 when a target failed a workload).
+not or could not be shown to (no case passed, the run was cut short by
+SIGINT, SIGTERM or -deadline), 2 for a usage error (bench: 1 when a target
+failed a workload). These are the binary's; go run reports any non-zero
+status as 1.
 
 flags of the gate:
 `)
