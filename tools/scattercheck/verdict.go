@@ -61,7 +61,7 @@ func checkNothingPassed(runs []*runReport, unavailable map[*runReport]bool) []st
 		if c[stXfail] > 0 {
 			reason += "; expected failures do not count as passes"
 		}
-		reasons = append(reasons, fmt.Sprintf("%s %s (%v): %s", r.Impl.Name, r.Impl.Version, r.Profile, reason))
+		reasons = append(reasons, fmt.Sprintf("%s (%v): %s", strings.TrimSpace(r.Impl.Name+" "+r.Impl.Version), r.Profile, reason))
 		r.Cases = append(r.Cases, &caseResult{ID: "gate/nothing-passed", Source: "gate", Status: stFail,
 			Origin: "the gate: a run passes only when some case passed",
 			Failure: &failure{Kind: kindNothingPassed, Summary: reason, Report: reason +
