@@ -494,7 +494,7 @@ func (s *session) printProgress(now time.Time) {
 	line := fmt.Sprintf("scattercheck: %s: %d of about %d cases judged, %d failed, %v elapsed", part, judged, total, failed, elapsed)
 	left, ok := s.estimate(now)
 	if ok {
-		line += fmt.Sprintf(", about %v left", roundEstimate(left))
+		line += fmt.Sprintf(", about %s left", roundEstimate(left))
 	} else {
 		line += ", estimating the time left"
 	}
@@ -507,20 +507,22 @@ func (s *session) printProgress(now time.Time) {
 		if s.tty {
 			fmt.Fprintln(s.out)
 		}
-		fmt.Fprintf(s.out, "scattercheck: this is a long run: about %v in all at the present pace; -checks, -suites, -ops and -deadline shorten it\n",
+		fmt.Fprintf(s.out, "scattercheck: this is a long run: about %s in all at the present pace; -checks, -suites, -ops and -deadline shorten it\n",
 			roundEstimate(left+elapsed))
 	}
 }
 
-// roundEstimate rounds a duration to what an estimate can claim.
-func roundEstimate(d time.Duration) time.Duration {
+// roundEstimate writes a duration rounded to what an estimate can claim:
+// "1h21m", "12m30s", "40s".
+func roundEstimate(d time.Duration) string {
 	switch {
 	case d >= time.Hour:
-		return d.Round(time.Minute)
+		d = d.Round(time.Minute)
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 	case d >= time.Minute:
-		return d.Round(10 * time.Second)
+		return d.Round(10 * time.Second).String()
 	}
-	return d.Round(time.Second)
+	return d.Round(time.Second).String()
 }
 
 // signalName is a signal as a shell names it.
