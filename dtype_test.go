@@ -97,8 +97,38 @@ func TestDTypeProperties(t *testing.T) {
 	}
 }
 
+// TestProfileFor: the profile of each torch version a hello may report.
+func TestProfileFor(t *testing.T) {
+	for _, tc := range []struct {
+		version  string
+		want     scatter.Profile
+		verified bool
+	}{
+		{"2.14.1+debian", scatter.Torch2, true},
+		{"2.14.0", scatter.Torch2, true},
+		{"2.15.0.dev20261101+cpu", scatter.Torch2, false},
+		{"2.8.0+cu128", scatter.Torch2, false},
+		{"2.7.1", scatter.Torch26, false},
+		{"2.6.0+debian", scatter.Torch26, true},
+		{"2.0.1", scatter.Torch26, false},
+		{"1.13.0a0", scatter.Torch113, true},
+		{"1.13.1+cpu", scatter.Torch113, true},
+		{"1.12.1", scatter.Torch113, false},
+		{"3.0.0", scatter.Torch2, false},
+		{"", scatter.Torch2, false},
+		{"nightly", scatter.Torch2, false},
+		{"2", scatter.Torch2, false},
+		{"2.x", scatter.Torch2, false},
+	} {
+		got, verified := scatter.ProfileFor(tc.version)
+		if got != tc.want || verified != tc.verified {
+			t.Errorf("ProfileFor(%q) = %v, %v; want %v, %v", tc.version, got, verified, tc.want, tc.verified)
+		}
+	}
+}
+
 func TestParseProfile(t *testing.T) {
-	want := map[scatter.Profile]string{scatter.Torch2: "torch-2", scatter.Torch113: "torch-1.13"}
+	want := map[scatter.Profile]string{scatter.Torch2: "torch-2", scatter.Torch26: "torch-2.6", scatter.Torch113: "torch-1.13"}
 	if len(scatter.Profiles) != len(want) {
 		t.Errorf("Profiles = %v", scatter.Profiles)
 	}

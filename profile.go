@@ -1,41 +1,119 @@
 package scatter
 
 // Profile pins the PyTorch version whose behaviour is the truth where
-// versions differ (SEMANTICS.md §10). The zero value is Torch2.
+// versions differ. Each rule that differs is one method below; PROFILES.md
+// lists them with the experiment (fixture or spec case) that shows each on
+// real PyTorch. The zero value is Torch2.
 type Profile uint8
 
 const (
-	// Torch2 is PyTorch 2.x (CPU, ≥ 2.8 for the index rule): float16 and
-	// bfloat16 scatter, scatter_add and scatter_reduce accumulate in float32
-	// and round once; int32 indices are accepted by scatter and gather.
+	// Torch2 is the newest PyTorch 2 verified here: 2.14 (CPU), as Debian
+	// unstable ships it, with torch_scatter 2.1.2.
 	Torch2 Profile = iota
-	// Torch113 is PyTorch 1.13: float16 and bfloat16 round after every step,
-	// mean counts are kept (and saturate or wrap) in the tensor's dtype, and
-	// scatter and gather take int64 indices only.
+	// Torch113 is PyTorch 1.13 (Debian 12's 1.13.1, CPU).
 	Torch113
+	// Torch26 is PyTorch 2.6 (Debian 13's 2.6.0, CPU), with torch_scatter
+	// 2.1.2: Torch2's rules but for int64-only scatter and gather indices.
+	Torch26
 )
 
-// Profiles lists the profiles.
-var Profiles = []Profile{Torch2, Torch113}
+// Profiles lists the profiles, the default first.
+var Profiles = []Profile{Torch2, Torch26, Torch113}
 
-// String returns the profile's name: "torch-2" or "torch-1.13".
+// String returns the profile's name: "torch-2", "torch-2.6" or "torch-1.13".
 func (p Profile) String() string {
-	if p == Torch113 {
+	switch p {
+	case Torch113:
 		return "torch-1.13"
+	case Torch26:
+		return "torch-2.6"
 	}
 	return "torch-2"
 }
 
 // ParseProfile returns the profile named s.
 func ParseProfile(s string) (Profile, error) {
-	switch s {
-	case "torch-2":
-		return Torch2, nil
-	case "torch-1.13":
-		return Torch113, nil
+	for _, p := range Profiles {
+		if p.String() == s {
+			return p, nil
+		}
 	}
-	return 0, Errorf(ErrInvalidArgument, "unknown profile %q (want torch-2 or torch-1.13)", s)
+	return 0, Errorf(ErrInvalidArgument, "unknown profile %q (want torch-2, torch-2.6 or torch-1.13)", s)
 }
+
+// Torch returns the torch versions whose behaviour the profile is verified
+// against, as "major.minor" prefixes.
+func (p Profile) Torch() string {
+	switch p {
+	case Torch113:
+		return "1.13"
+	case Torch26:
+		return "2.6"
+	}
+	return "2.14"
+}
+
+// ProfileFor returns the profile whose truth a torch version (torch.__version__,
+// e.g. "2.14.1+debian", "1.13.0a0") gives, and whether that version is one
+// the profile was verified against. Versions between the verified ones map
+// to the nearest rules known: 1.x to torch-1.13, 2.0 to 2.7 to torch-2.6
+// (int32 scatter/gather indices arrived in 2.8), 2.8 and later to torch-2.
+func ProfileFor(version string) (Profile, bool) {
+	major, minor, ok := parseMajorMinor(version)
+	switch {
+	case !ok:
+		return Torch2, false
+	case major < 2:
+		return Torch113, major == 1 && minor == 13
+	case major == 2 && minor < 8:
+		return Torch26, minor == 6
+	}
+	return Torch2, major == 2 && minor == 14
+}
+
+// parseMajorMinor reads "major.minor" at the start of a version string.
+func parseMajorMinor(v string) (major, minor int, ok bool) {
+	num := func() (int, bool) {
+		n, digits := 0, 0
+		for len(v) > 0 && v[0] >= '0' && v[0] <= '9' && digits < 6 {
+			n, v, digits = n*10+int(v[0]-'0'), v[1:], digits+1
+		}
+		return n, digits > 0
+	}
+	var ok1, ok2 bool
+	if major, ok1 = num(); !ok1 || len(v) == 0 || v[0] != '.' {
+		return 0, 0, false
+	}
+	v = v[1:]
+	minor, ok2 = num()
+	return major, minor, ok2
+}
+
+// Int32Index reports whether scatter, scatter_add, scatter_reduce and
+// gather (and torch_scatter's Python ops over them) take int32 indices
+// besides int64: PyTorch 2.8 and later. Under 2.6 and 1.13 they raise
+// "scatter(): Expected dtype int64 for index". index_reduce takes int32 in
+// every version.
+func (p Profile) Int32Index() bool { return p == Torch2 }
+
+// RoundsPerStep reports whether float16 and bfloat16 scatter, scatter_add
+// and scatter_reduce round after every step, and a mean's count is kept
+// (and saturates or wraps) in the tensor's dtype (PyTorch 1.13). From 2.x
+// on they accumulate in float32 and round once, and counts are exact
+// before conversion.
+func (p Profile) RoundsPerStep() bool { return p == Torch113 }
+
+// ReduceAliases reports whether scatter_reduce takes "max" and "min" as
+// "amax" and "amin" (PyTorch 2.x: get_reduction_enum in ReductionType.h;
+// 1.13 rejects them).
+func (p Profile) ReduceAliases() bool { return p != Torch113 }
+
+// IndexReduceExactShape reports whether index_reduce demands that source
+// has self's shape but along dim (2.x: index_func_meta_impl's "source
+// tensor shape must match self tensor shape, excluding the specified
+// dimension", checked after the number of indices); 1.13 broadcasts a
+// source slice instead and takes a 0-d source for a 1-d self.
+func (p Profile) IndexReduceExactShape() bool { return p != Torch113 }
 
 // Level is how strictly a result is judged. The zero value is Conformant.
 type Level uint8

@@ -261,7 +261,7 @@ func (g *Drawer) DimScatterCall(op scatter.Op) scatter.Call {
 		srcShape = []int{g.IntRange(1, 2)}
 	}
 
-	idxDT := g.IndexDType(g.o.Profile != scatter.Torch113)
+	idxDT := g.IndexDType(g.o.Profile.Int32Index())
 	srcDT := dt
 	bad := goodIndex
 	var value *scatter.Scalar
@@ -572,7 +572,7 @@ func (g *Drawer) gatherCall() scatter.Call {
 		idx = []int{}
 	}
 	g.fit(idx, min(d, len(idx)-1))
-	idxDT := g.IndexDType(g.o.Profile != scatter.Torch113)
+	idxDT := g.IndexDType(g.o.Profile.Int32Index())
 	bad := goodIndex
 	if !g.o.Valid && g.Chance(5) || g.o.Valid && g.Chance(3) {
 		// an empty index returns an empty result with no check but dim's

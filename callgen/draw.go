@@ -141,7 +141,7 @@ func (g *Drawer) IndexDType(int32OK bool) scatter.DType {
 // torch-1.13 among them).
 func (g *Drawer) badIndexDType() scatter.DType {
 	bad := []scatter.DType{scatter.DTInt16, scatter.DTFloat32, scatter.DTUint8, scatter.DTBool, scatter.DTInt8, scatter.DTFloat64}
-	if g.o.Profile == scatter.Torch113 {
+	if !g.o.Profile.Int32Index() {
 		bad = append([]scatter.DType{scatter.DTInt32}, bad...)
 	}
 	return OneOf(g, bad...)

@@ -133,7 +133,7 @@ func stageDim(self, index, src scatter.Tensor, value any, d int, forceTable bool
 }
 
 func (b *backend) indexDTypeOK(dt scatter.DType) bool {
-	return dt == scatter.DTInt64 || (dt == scatter.DTInt32 && b.prof != scatter.Torch113)
+	return dt == scatter.DTInt64 || (dt == scatter.DTInt32 && b.prof.Int32Index())
 }
 
 // dimShapeOK is scatter_shape_check for a non-empty index, true when no
@@ -218,7 +218,7 @@ func (b *backend) planScatter(c scatter.Scatter) (*program, error) {
 	if oob {
 		return nil, nil
 	}
-	return b.build(&st, dt, c.Self.Shape, dimOp{op: op, perStep: b.prof == scatter.Torch113})
+	return b.build(&st, dt, c.Self.Shape, dimOp{op: op, perStep: b.prof.RoundsPerStep()})
 }
 
 // planScatterReduce: scatter_reduce_(dim, index, src, reduce, include_self).
@@ -251,7 +251,7 @@ func (b *backend) planScatterReduce(c scatter.ScatterReduce) (*program, error) {
 	if oob {
 		return nil, nil
 	}
-	t113 := b.prof == scatter.Torch113
+	t113 := b.prof.RoundsPerStep()
 	return b.build(&st, dt, c.Self.Shape, dimOp{op: op, exclude: c.ExcludeSelf, perStep: t113, countPerStep: t113})
 }
 
@@ -318,7 +318,7 @@ func (b *backend) planIndexReduce(c scatter.IndexReduce) (*program, error) {
 		return nil, nil
 	}
 	return b.build(&st, dt, c.Self.Shape, dimOp{op: op, exclude: c.ExcludeSelf, perStep: true,
-		countPerStep: b.prof == scatter.Torch113})
+		countPerStep: b.prof.RoundsPerStep()})
 }
 
 // sliceBroadcast returns the strides of the view of source whose shape is

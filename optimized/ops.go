@@ -24,7 +24,7 @@ func nd(t scatter.Tensor) int { return max(t.Dim(), 1) }
 
 // indexDTypeOK is the scatter/gather index rule of the profile.
 func (b *backend) indexDTypeOK(dt scatter.DType) bool {
-	return dt == scatter.DTInt64 || (dt == scatter.DTInt32 && b.prof == scatter.Torch2)
+	return dt == scatter.DTInt64 || (dt == scatter.DTInt32 && b.prof.Int32Index())
 }
 
 // dimScatterGeom accepts the checks of scatter_meta_impl
@@ -108,7 +108,7 @@ func (b *backend) scatter(c scatter.Scatter) (scatter.Result, bool) {
 		}
 	}
 	j := newJob(g, c.Index.Data, op, c.Self)
-	out, ok := b.runTyped(j, c.Self.Data, srcData, b.prof == scatter.Torch113)
+	out, ok := b.runTyped(j, c.Self.Data, srcData, b.prof.RoundsPerStep())
 	if !ok {
 		return scatter.Result{}, false
 	}
@@ -159,8 +159,8 @@ func (b *backend) scatterReduce(c scatter.ScatterReduce) (scatter.Result, bool) 
 	j := newJob(g, c.Index.Data, op, c.Self)
 	j.initSelf = !c.ExcludeSelf
 	j.fin = fin{op: op, counted: mean || c.ExcludeSelf, mean: mean, countSelf: !c.ExcludeSelf,
-		excl: c.ExcludeSelf, cntPerStep: b.prof == scatter.Torch113}
-	out, ok := b.runTyped(j, c.Self.Data, c.Src.Data, b.prof == scatter.Torch113)
+		excl: c.ExcludeSelf, cntPerStep: b.prof.RoundsPerStep()}
+	out, ok := b.runTyped(j, c.Self.Data, c.Src.Data, b.prof.RoundsPerStep())
 	if !ok {
 		return scatter.Result{}, false
 	}
@@ -218,7 +218,7 @@ func (b *backend) indexReduce(c scatter.IndexReduce) (scatter.Result, bool) {
 	j := newJob(g, index.Data, op, self)
 	j.initSelf = !c.ExcludeSelf
 	j.fin = fin{op: op, counted: mean || c.ExcludeSelf, mean: mean, countSelf: !c.ExcludeSelf,
-		excl: c.ExcludeSelf, cntPerStep: b.prof == scatter.Torch113}
+		excl: c.ExcludeSelf, cntPerStep: b.prof.RoundsPerStep()}
 	// 16-bit values round after every step in every version: the binary
 	// ops of index_reduce_ round their output.
 	out, ok := b.runTyped(j, self.Data, source.Data, true)
@@ -293,9 +293,9 @@ func (b *backend) torchScatter(c scatter.TorchScatter) (scatter.Result, bool) {
 	j := newJob(g, index.Data, opSum, scatter.Tensor{})
 	j.zeroSelf = true
 	j.exact = exactOp(opSum, src.DType())
-	j.fin = fin{op: opSum, counted: mean, mean: mean, clampBelow: true, cntPerStep: b.prof == scatter.Torch113}
+	j.fin = fin{op: opSum, counted: mean, mean: mean, clampBelow: true, cntPerStep: b.prof.RoundsPerStep()}
 	zeros := scatter.MakeData(src.DType(), 0)
-	out, ok := b.runTyped(j, zeros, src.Data, b.prof == scatter.Torch113)
+	out, ok := b.runTyped(j, zeros, src.Data, b.prof.RoundsPerStep())
 	if !ok {
 		return scatter.Result{}, false
 	}

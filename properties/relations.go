@@ -756,7 +756,7 @@ func gatherInvertsScatter() *property {
 				return scatter.Scatter{
 					Self:  g.Tensor(dt, self, g.Values(), callgen.AnyLayout),
 					Dim:   g.DimArg(d, r),
-					Index: g.IndexTensor(idx, d, self[d], g.IndexDType(g.Profile() != scatter.Torch113), callgen.AnyLayout, callgen.DupUnique),
+					Index: g.IndexTensor(idx, d, self[d], g.IndexDType(g.Profile().Int32Index()), callgen.AnyLayout, callgen.DupUnique),
 					Src:   g.Tensor(dt, src, g.Values(), callgen.AnyLayout),
 				}
 			})

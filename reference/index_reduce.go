@@ -1,6 +1,10 @@
 package reference
 
-import "github.com/scatterconf/scatter"
+import (
+	"slices"
+
+	"github.com/scatterconf/scatter"
+)
 
 // planIndexReduce: torch.Tensor.index_reduce_(dim, index, source, reduce,
 // include_self) (SEMANTICS.md §6):
@@ -77,6 +81,19 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 	}
 	if len(e) > 0 {
 		return nil, e
+	}
+	if prof.IndexReduceExactShape() {
+		// PyTorch 2 (index_func_meta_impl): source has self's shape but
+		// along dim, where both have dimensions; else the two shapes
+		// whole. Nothing broadcasts.
+		ss, rs := c.Self.Shape, c.Source.Shape
+		if c.Self.Dim() != 0 && c.Source.Dim() != 0 {
+			ss, rs = without(ss, dim), without(rs, dim)
+		}
+		if !slices.Equal(ss, rs) {
+			e.add(scatter.ErrShapeMismatch, "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = %v source.shape = %v", c.Self.Shape, c.Source.Shape)
+			return nil, e
+		}
 	}
 	if c.Self.Dim() <= 1 && c.Source.Dim() > 1 {
 		e.add(scatter.ErrShapeMismatch, "source.dim() (%d) must one or zero for given self.dim() (%d)", c.Source.Dim(), c.Self.Dim())
@@ -163,7 +180,7 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 	p := &plan{dtype: dt, shape: c.Self.Shape, init: c.Self.Contiguous(), src: c.Source.Contiguous(),
 		kind: k, self: !c.ExcludeSelf, perStep: true, groups: groupBy(outPos, srcPos)}
 	if k == kMean {
-		p.mean = &meanRule{countSelf: !c.ExcludeSelf, perStep: prof == scatter.Torch113}
+		p.mean = &meanRule{countSelf: !c.ExcludeSelf, perStep: prof.RoundsPerStep()}
 	}
 	return p, nil
 }

@@ -23,7 +23,7 @@ type dimScatter struct {
 // int64Only reports whether the profile takes int64 indices only for the
 // scatter/gather family ("Expected dtype int64 for index"); PyTorch ≥ 2.8
 // takes int32 as well.
-func int64Only(prof scatter.Profile) bool { return prof == scatter.Torch113 }
+func int64Only(prof scatter.Profile) bool { return !prof.Int32Index() }
 
 // indexDTypeOK reports whether a scatter/gather index of dtype dt is taken.
 func indexDTypeOK(dt scatter.DType, prof scatter.Profile) bool {
@@ -175,7 +175,7 @@ func groupBy(outPos, srcPos []int) []group {
 // opmathPerStep reports whether 16-bit float sums and products of the
 // scatter family round after every step under prof (PyTorch 1.13) rather
 // than accumulating in float32 (PyTorch ≥ 2.1).
-func opmathPerStep(prof scatter.Profile) bool { return prof == scatter.Torch113 }
+func opmathPerStep(prof scatter.Profile) bool { return prof.RoundsPerStep() }
 
 // planScatter: torch.Tensor.scatter_(dim, index, src|value, reduce=None|'add'|'multiply').
 //
@@ -241,6 +241,14 @@ func planScatterAdd(c scatter.ScatterAdd, prof scatter.Profile) (*plan, errs) {
 	return planScatter(scatter.Scatter{Self: c.Self, Dim: c.Dim, Index: c.Index, Src: c.Src, Reduce: scatter.ReduceAdd}, prof)
 }
 
+// reduceNameErr is scatter_reduce's error for a reduce name it does not take.
+func reduceNameErr(prof scatter.Profile, r scatter.Reduce) *scatter.Error {
+	if prof.ReduceAliases() {
+		return scatter.Errorf(scatter.ErrInvalidArgument, "reduce argument must be either sum, prod, mean, amax or amin, got %s", r)
+	}
+	return scatter.Errorf(scatter.ErrInvalidArgument, "reduce argument must be either sum, prod, mean, amax or amin.")
+}
+
 // planScatterReduce: torch.Tensor.scatter_reduce_(dim, index, src, reduce,
 // include_self) (SEMANTICS.md §3.1):
 //
@@ -272,8 +280,19 @@ func planScatterReduce(c scatter.ScatterReduce, prof scatter.Profile) (*plan, er
 		k = kAmax
 	case scatter.ReduceAmin:
 		k = kAmin
+	case scatter.ReduceMax, scatter.ReduceMin:
+		// PyTorch 2's get_reduction_enum takes "max" and "min" for amax
+		// and amin; 1.13 rejects them.
+		if !prof.ReduceAliases() {
+			s.reduceErr = reduceNameErr(prof, c.Reduce)
+			break
+		}
+		k = kAmax
+		if c.Reduce == scatter.ReduceMin {
+			k = kAmin
+		}
 	default:
-		s.reduceErr = scatter.Errorf(scatter.ErrInvalidArgument, "reduce argument must be either sum, prod, mean, amax or amin.")
+		s.reduceErr = reduceNameErr(prof, c.Reduce)
 	}
 	dim, ok := s.validate(&e, prof)
 	if !ok {

@@ -67,7 +67,9 @@ func edgeCases() []Case {
 		torch = "torch_scatter"
 	)
 	only113 := []scatter.Profile{scatter.Torch113}
-	only2 := []scatter.Profile{scatter.Torch2}
+	only2 := []scatter.Profile{scatter.Torch2}                    // PyTorch ≥ 2.8 (verified: 2.14)
+	torch2x := []scatter.Profile{scatter.Torch2, scatter.Torch26} // PyTorch 2 (verified: 2.6, 2.14)
+	before28 := []scatter.Profile{scatter.Torch113, scatter.Torch26}
 	fval := func(v float64) *scatter.Scalar { return scatter.Ptr(scatter.Float(v)) }
 	ival := func(v int64) *scatter.Scalar { return scatter.Ptr(scatter.Int(v)) }
 
@@ -202,7 +204,7 @@ func edgeCases() []Case {
 			Source:   ecRow(14),
 			Call:     scatter.Scatter{Self: full(F32, 0, 3), Dim: 0, Index: i32(0, 1), Src: full(F32, 1, 2)},
 			WantErr:  scatter.ErrIndexDType,
-			Profiles: only113,
+			Profiles: before28,
 		},
 		{
 			Name:     "scatter/index-dtype/float32/int32-accepted",
@@ -451,7 +453,7 @@ func edgeCases() []Case {
 			Call: scatter.ScatterAdd{Self: f16(2048), Dim: 0,
 				Index: full(I64, 0, 10), Src: full(F16, 1, 10)},
 			Want:     f16(2048 + 10),
-			Profiles: only2,
+			Profiles: torch2x,
 		},
 		{
 			Name:   "scatter_add/16-bit/bfloat16/per-step-rounding",
@@ -469,7 +471,7 @@ func edgeCases() []Case {
 			Call: scatter.ScatterAdd{Self: bf16(256), Dim: 0,
 				Index: full(I64, 0, 10), Src: full(BF16, 1, 10)},
 			Want:     bf16(256 + 10),
-			Profiles: only2,
+			Profiles: torch2x,
 		},
 
 		// ---------------------------------------------------------------
@@ -630,7 +632,7 @@ func edgeCases() []Case {
 			Call: scatter.ScatterReduce{Self: f16(2048), Dim: 0, Index: full(I64, 0, 10),
 				Src: full(F16, 1, 10), Reduce: scatter.ReduceMean},
 			Want:     f16(ecF16Div(2058, 11)),
-			Profiles: only2,
+			Profiles: torch2x,
 		},
 		{
 			Name:   "scatter_reduce/amax/float32/nan-in-src-propagates",
@@ -896,7 +898,17 @@ func edgeCases() []Case {
 			Source: ecRow(100) + " (quirk: a source slice of shape [1] broadcasts to self's slice [2])",
 			Call: scatter.IndexReduce{Self: full(F32, 1, 3, 2), Dim: 0, Index: i64(0, 2),
 				Source: shape(f32(5, 7), 2, 1), Reduce: scatter.ReduceProd},
-			Want: shape(f32(5, 5, 1, 1, 7, 7), 3, 2),
+			Want:     shape(f32(5, 5, 1, 1, 7, 7), 3, 2),
+			Profiles: only113,
+		},
+		{
+			Name:   "index_reduce/prod/float32/source-slice-no-broadcast",
+			Labels: ecLabels(opIR, F32, "broadcast", "shape-rule"),
+			Source: ecRow(100) + " under PyTorch 2 (index_func_meta_impl: source tensor shape must match self tensor shape, excluding the specified dimension)",
+			Call: scatter.IndexReduce{Self: full(F32, 1, 3, 2), Dim: 0, Index: i64(0, 2),
+				Source: shape(f32(5, 7), 2, 1), Reduce: scatter.ReduceProd},
+			WantErr:  scatter.ErrShapeMismatch,
+			Profiles: torch2x,
 		},
 		{
 			Name:   "index_reduce/amax/bool/1-d-unsupported",
@@ -976,7 +988,7 @@ func edgeCases() []Case {
 			Source:   ecRow(115),
 			Call:     scatter.Gather{Input: i64(1, 2, 3), Dim: 0, Index: i32(0)},
 			WantErr:  scatter.ErrIndexDType,
-			Profiles: only113,
+			Profiles: before28,
 		},
 		{
 			Name:     "gather/index-dtype/int64/int32-accepted",
@@ -1011,7 +1023,17 @@ func edgeCases() []Case {
 			Source: "SEMANTICS.md §12, extra row (zeros(3).index_reduce_(0, tensor(1), tensor(5.), 'amax'))",
 			Call: scatter.IndexReduce{Self: full(F32, 0, 3), Dim: 0, Index: shape(i64(1)),
 				Source: shape(f32(5)), Reduce: scatter.ReduceAmax},
-			Want: f32(0, 5, 0),
+			Want:     f32(0, 5, 0),
+			Profiles: only113,
+		},
+		{
+			Name:   "index_reduce/amax/float32/0-d-source-1-d-self-rejected",
+			Labels: ecLabels(opIR, F32, "0-d", "shape-rule"),
+			Source: "zeros(3).index_reduce_(0, tensor(1), tensor(5.), 'amax') under PyTorch 2: source tensor shape must match self tensor shape (self [3], source [])",
+			Call: scatter.IndexReduce{Self: full(F32, 0, 3), Dim: 0, Index: shape(i64(1)),
+				Source: shape(f32(5)), Reduce: scatter.ReduceAmax},
+			WantErr:  scatter.ErrShapeMismatch,
+			Profiles: torch2x,
 		},
 		{
 			Name:   "index_reduce/shape-rule/float32/dim-out-of-bounds-of-source",

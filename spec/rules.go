@@ -73,9 +73,12 @@ const (
 	rBool = scatter.DTBool
 )
 
+// The profiles a rule's truth holds for, where versions differ (PROFILES.md).
 var (
-	onlyTorch2   = []scatter.Profile{scatter.Torch2}
-	onlyTorch113 = []scatter.Profile{scatter.Torch113}
+	onlyTorch2   = []scatter.Profile{scatter.Torch2}                  // PyTorch ≥ 2.8 (verified: 2.14)
+	onlyTorch113 = []scatter.Profile{scatter.Torch113}                // PyTorch 1.13
+	torch2x      = []scatter.Profile{scatter.Torch2, scatter.Torch26} // PyTorch 2 (verified: 2.6, 2.14)
+	before28     = []scatter.Profile{scatter.Torch113, scatter.Torch26}
 )
 
 // z returns zeros of dtype dt and shape s.
@@ -204,7 +207,7 @@ func indexDTypeRules() []rulePair {
 	int32Pair := func(op scatter.Op, dt scatter.DType, c scatter.Call, want scatter.Tensor) rulePair {
 		return rulePair{op: op, dt: dt, kind: dtypeRule, rule: "index-int32", source: src + " (int32 accepted from PyTorch 2.8); §12 #14, #115",
 			keep: Case{Call: c, Want: want, Profiles: onlyTorch2},
-			brk:  Case{Call: c, WantErr: scatter.ErrIndexDType, Profiles: onlyTorch113}}
+			brk:  Case{Call: c, WantErr: scatter.ErrIndexDType, Profiles: before28}}
 	}
 	return []rulePair{
 		{op: scatter.OpScatter, dt: rF32, kind: dtypeRule, rule: "index-int16", source: src,
@@ -469,7 +472,13 @@ func reduceNameRules() []rulePair {
 			brk:  fail(sr(scatter.ReduceAdd), bad)},
 		{op: scatter.OpScatterReduce, dt: rF32, kind: valueRule, rule: "reduce-name-empty-index", source: src + " (in meta, so also for an empty index)",
 			keep: ok(srEmpty(scatter.ReduceAmax), f32(1, 2)),
-			brk:  fail(srEmpty(scatter.ReduceMax), bad)},
+			brk:  fail(srEmpty("maximum"), bad)},
+		{op: scatter.OpScatterReduce, dt: rF32, kind: valueRule, rule: "reduce-alias-max", source: "PyTorch 2's get_reduction_enum (ATen/native/ReductionType.h) takes max and min for amax and amin; 1.13 rejects them",
+			keep: Case{Call: sr(scatter.ReduceMax), Want: f32(4, 2), Profiles: torch2x},
+			brk:  Case{Call: sr(scatter.ReduceMax), WantErr: bad, Profiles: onlyTorch113}},
+		{op: scatter.OpScatterReduce, dt: rF32, kind: valueRule, rule: "reduce-alias-min", source: "PyTorch 2's get_reduction_enum (ATen/native/ReductionType.h) takes max and min for amax and amin; 1.13 rejects them",
+			keep: Case{Call: sr(scatter.ReduceMin), Want: f32(1, 2), Profiles: torch2x},
+			brk:  Case{Call: sr(scatter.ReduceMin), WantErr: bad, Profiles: onlyTorch113}},
 		{op: scatter.OpIndexReduce, dt: rF32, kind: valueRule, rule: "reduce-name", source: "SEMANTICS.md §6.1 step 1 (prod, mean, amax or amin: no sum); §12 #95",
 			keep: ok(ir(scatter.ReduceProd), f32(6, 2, 2)),
 			brk:  fail(ir(scatter.ReduceSum), bad)},
@@ -555,7 +564,7 @@ func overflowRules() []rulePair {
 func indexReduceRules() []rulePair {
 	const src = "SEMANTICS.md §6.1"
 	vec := func(index scatter.Tensor) scatter.IndexReduce {
-		return scatter.IndexReduce{Self: z(rF32, 3), Index: index, Source: shape(f32(5)), Reduce: scatter.ReduceAmax}
+		return scatter.IndexReduce{Self: z(rF32, 3), Index: index, Source: f32(5), Reduce: scatter.ReduceAmax}
 	}
 	count := func(source scatter.Tensor) scatter.IndexReduce {
 		return scatter.IndexReduce{Self: full(rF32, 1, 5, 3), Index: i64(0, 4, 2), Source: source, Reduce: scatter.ReduceProd}
@@ -578,8 +587,14 @@ func indexReduceRules() []rulePair {
 			keep: ok(count(full(rF32, 2, 3, 3)), shape(f32(2, 2, 2, 1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2), 5, 3)),
 			brk:  fail(count(full(rF32, 1, 4, 3)), mis)},
 		{op: scatter.OpIndexReduce, dt: rF32, kind: shapeRule, rule: "source-slice-broadcast", source: src + " step 8 (a source slice that broadcasts is accepted); §12 #100",
-			keep: ok(bcast(full(rF32, 1, 2, 3), shape(f32(4), 1, 1)), shape(f32(1, 1, 1, 4, 4, 4), 2, 3)),
+			keep: Case{Call: bcast(full(rF32, 1, 2, 3), shape(f32(4), 1, 1)), Want: shape(f32(1, 1, 1, 4, 4, 4), 2, 3), Profiles: onlyTorch113},
 			brk:  fail(bcast(full(rF32, 1, 2, 3), shape(f32(4, 5), 1, 2)), mis)},
+		{op: scatter.OpIndexReduce, dt: rF32, kind: shapeRule, rule: "source-shape-exact", source: "PyTorch 2's index_func_meta_impl: source tensor shape must match self tensor shape, excluding the specified dimension (no broadcast)",
+			keep: ok(bcast(full(rF32, 1, 2, 3), shape(f32(4, 5, 6), 1, 3)), shape(f32(1, 1, 1, 4, 5, 6), 2, 3)),
+			brk:  Case{Call: bcast(full(rF32, 1, 2, 3), shape(f32(4), 1, 1)), WantErr: mis, Profiles: torch2x}},
+		{op: scatter.OpIndexReduce, dt: rF32, kind: shapeRule, rule: "source-0-d", source: "PyTorch 2's index_func_meta_impl: a 0-d source needs a 0-d self; 1.13 takes it for a 1-d self",
+			keep: Case{Call: vec(shape(i64(1))), Want: f32(0, 5, 0), Profiles: torch2x},
+			brk:  Case{Call: scatter.IndexReduce{Self: z(rF32, 3), Index: shape(i64(1)), Source: shape(f32(5)), Reduce: scatter.ReduceAmax}, WantErr: mis, Profiles: torch2x}},
 		{op: scatter.OpIndexReduce, dt: rF32, kind: shapeRule, rule: "source-slice-larger", source: src + " step 8 (output with shape [1] doesn't match the broadcast shape [2])",
 			keep: ok(larger(shape(f32(4), 1, 1)), shape(f32(4, 0, 0), 3, 1)),
 			brk:  fail(larger(shape(f32(4, 5), 1, 2)), mis)},

@@ -203,7 +203,7 @@ var _ = Describe("CheckCase", func() {
 	})
 
 	It("fails a backend that follows the other profile", func() {
-		c := findCase("scatter/float32/index-int32/breaks/torch-1.13")
+		c := findCase("scatter/float32/index-int32/breaks/torch-1.13/torch-2.6")
 		err := CheckCase(Target{Backend: reference.New(scatter.Torch2), Profile: scatter.Torch113}, c)
 		Expect(err).To(MatchError(ContainSubstring("index_dtype")))
 	})
