@@ -13,12 +13,17 @@ It needs Python 3, numpy and torch (1.13 as Debian ships it, or 2.x), CPU.
 - torch_scatter.scatter_add is torch_scatter 1.x's scatter_add with
   fill_value (utils/gen.py of 1.4.0; SEMANTICS.md section 8.3): the same
   Python over PyTorch, rewritten here, so torch_scatter need not be installed.
-- torch_scatter.scatter is torch_scatter 2.x's scatter (section 8.1): sum,
-  add and mean are its Python over PyTorch, rewritten here; mul, min and max
-  are its C++ CPU kernel (csrc/cpu/scatter_cpu.cpp, reducer.h), emulated
-  step by step with torch operations in the kernel's order. The C++ kernel
-  does not bounds-check the index; the adapter does, and answers
-  index_out_of_range.
+- torch_scatter.scatter is torch_scatter 2.x's scatter (section 8.1), run on
+  the real library when torch_scatter imports (min and max through
+  scatter_min/scatter_max, for arg). Its C++ kernels (mul, min, max) do not
+  bounds-check the index: the adapter answers index_out_of_range itself,
+  and never calls them with an index outside the output, as the emulation
+  below decides. Where torch_scatter does not import, or with
+  SCATTER_ADAPTER_TORCH_SCATTER=emulate, the adapter emulates it: sum, add
+  and mean are its Python over PyTorch, rewritten here; mul, min and max
+  its C++ CPU kernel (csrc/cpu/scatter_cpu.cpp, reducer.h), step by step
+  with torch operations in the kernel's order. The hello's name says which
+  ("torch+torch_scatter-2.1.2" or "torch").
 - tensor.scatter and tensor.gather are the F# Tensor library's (section 9),
   with its argument rules checked first.
 
@@ -73,6 +78,15 @@ DTYPES = {
 NAME_OF = {tdt: name for name, (tdt, _) in DTYPES.items()}
 BIT_TYPES = (torch.float16, torch.bfloat16)
 
+# torch_scatter 2.x, the real library, where it imports (and
+# SCATTER_ADAPTER_TORCH_SCATTER is not "emulate").
+TS = None
+if os.environ.get("SCATTER_ADAPTER_TORCH_SCATTER", "") != "emulate":
+    try:
+        import torch_scatter as TS
+    except Exception:  # not installed, or built for another torch
+        TS = None
+
 # The adapter declines (answers "unsupported") outputs with more elements
 # than this, so that an absurd dim_size or shape cannot exhaust memory.
 MAX_OUTPUT_ELEMS = int(os.environ.get("SCATTER_ADAPTER_MAX_ELEMS", str(1 << 28)))
@@ -102,7 +116,9 @@ KINDS = [
     ("Expected self.dtype to be equal to src.dtype", "dtype_mismatch"),
     ("must have the same scalar type", "dtype_mismatch"),
     ("Index tensor must have the same number of dimensions", "shape_mismatch"),
-    ("to be smaller", "shape_mismatch"),
+    ("to be smaller", "shape_mismatch"),  # 1.13: "Expected index [..] to be smaller than self [..]"
+    ("to be no larger", "shape_mismatch"),  # 2.x: "Expected index [..] to be no larger than self [..]"
+    ("source tensor shape must match self tensor shape", "shape_mismatch"),  # index_reduce_, 2.x
     ("Size does not match", "shape_mismatch"),
     ("The expanded size", "shape_mismatch"),
     ("must be greater or equal to the number of dimensions", "shape_mismatch"),
@@ -122,6 +138,10 @@ KINDS = [
     # makes a view past the end before any bounds check.
     ("out of bounds for storage of size 0", "index_out_of_range"),
     ("not implemented for", "unsupported_dtype"),
+    # torch_scatter's C++ kernels: index.data_ptr<int64_t>(), then
+    # out and src of one dtype
+    ("expected scalar type Long but found", "index_dtype"),
+    ("expected scalar type", "dtype_mismatch"),
     ("reduce argument must be", "invalid_argument"),
     ("Expected reduce to be one of", "invalid_argument"),
     ("negative dimension", "invalid_argument"),
@@ -565,7 +585,7 @@ def ts_kernel(src, index, dim, out, dim_size, reduce):
     if out.dim() != n:
         # out of fewer dimensions than src: the kernel indexes out's data
         # with src's layout and writes past its end (undefined behaviour).
-        fail("shape_mismatch", "Input mismatch: out has %d dimensions, src %d (the C++ kernel would write past out)"
+        fail("shape_mismatch", SUITE_RULE + "Input mismatch: out has %d dimensions, src %d (the C++ kernel would write past out)"
              % (out.dim(), n))
     N = out.size(dim)
     # The C++ kernel does not bounds-check; the adapter does.
@@ -604,8 +624,68 @@ def ts_kernel(src, index, dim, out, dim_size, reduce):
 
 
 def ts2_scatter(src, index, dim, out, dim_size, reduce):
-    """torch_scatter 2.x scatter(src, index, dim, out, dim_size, reduce);
-    returns (out, arg) with arg for min and max."""
+    """torch_scatter 2.x scatter(src, index, dim, out, dim_size, reduce):
+    the real library's where it imports, else the emulation; returns
+    (out, arg) with arg for min and max."""
+    if TS is None:
+        return ts2_emulated(src, index, dim, out, dim_size, reduce)
+    # torch_scatter never range-checks dim: past the ends its C++ kernels
+    # abort or crash the process, and its Python fails wherever it breaks
+    # first. The suite's rule (SEMANTICS.md section 8.1) is
+    # dim_out_of_range, checked here first, as the emulation does.
+    ts2_checks(src, dim, out, reduce)
+    if reduce in ("mul", "min", "max"):
+        # The C++ kernels write out[index] unchecked: run the emulation (on
+        # a copy of out) first, and keep its index_out_of_range; call the
+        # kernel only with every index value inside the output.
+        try:
+            ts2_emulated(src, index, dim, None if out is None else out.clone(), dim_size, reduce)
+        except AdapterError as e:
+            if (e.kind == "index_out_of_range" or e.message.startswith(SUITE_RULE)
+                    or not ts_index_inside(src, index, dim, out, dim_size)):
+                raise
+    if reduce == "min":
+        return TS.scatter_min(src, index, dim, out, dim_size)
+    if reduce == "max":
+        return TS.scatter_max(src, index, dim, out, dim_size)
+    return TS.scatter(src, index, dim, out, dim_size, reduce), None
+
+
+# The prefix of the emulation's messages for the suite's own rules where the
+# C++ kernel has undefined behaviour (it writes outside out).
+SUITE_RULE = "the suite's rule: "
+
+
+def ts_index_inside(src, index, dim, out, dim_size):
+    """Whether every index value lies in [0, N) for the N that the C++
+    kernel takes as the output's size along dim."""
+    try:
+        n = src.dim()
+        d = dim + n if dim < 0 else dim
+        if out is not None:
+            size = out.size(d)
+        elif dim_size is not None:
+            size = dim_size
+        else:
+            return True  # the output is sized by index.max() + 1
+        return index.numel() == 0 or (int(index.min()) >= 0 and int(index.max()) < size)
+    except Exception:
+        return False
+
+
+def ts2_emulated(src, index, dim, out, dim_size, reduce):
+    """torch_scatter 2.x scatter, emulated over PyTorch (section 8.1)."""
+    ts2_checks(src, dim, out, reduce)
+    if reduce in ("sum", "add"):
+        return ts_scatter_sum(src, index, dim, out, dim_size), None
+    if reduce == "mean":
+        return ts_scatter_mean(src, index, dim, out, dim_size), None
+    return ts_kernel(src, index, dim, out, dim_size, reduce)
+
+
+def ts2_checks(src, dim, out, reduce):
+    """The reduce name (Python dispatches on it first), then dim against
+    src, then the output's size."""
     if reduce not in TS2_REDUCES:
         fail("invalid_argument", "torch_scatter.scatter: reduce must be one of %s, got %r"
              % (", ".join(TS2_REDUCES), reduce))
@@ -615,11 +695,6 @@ def ts2_scatter(src, index, dim, out, dim_size, reduce):
              % (-n, n - 1, dim))
     if out is not None:
         check_output_size(out.shape)
-    if reduce in ("sum", "add"):
-        return ts_scatter_sum(src, index, dim, out, dim_size), None
-    if reduce == "mean":
-        return ts_scatter_mean(src, index, dim, out, dim_size), None
-    return ts_kernel(src, index, dim, out, dim_size, reduce)
 
 
 # ---------------------------------------------------------------- F# Tensor
@@ -756,7 +831,8 @@ def fs_gather(indices, src):
 def hello_answer(rid):
     # "strides": the strides extension (protocol/doc.go): tensors may come
     # as a view's strides and storage.
-    return {"id": rid, "protocol": PROTOCOL, "name": "torch", "version": torch.__version__,
+    name = "torch" if TS is None else "torch+torch_scatter-" + TS.__version__
+    return {"id": rid, "protocol": PROTOCOL, "name": name, "version": torch.__version__,
             "ops": OPS, "dtypes": list(DTYPES), "deterministic": True, "strides": True}
 
 
