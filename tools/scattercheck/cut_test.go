@@ -173,13 +173,6 @@ func TestCutShort(t *testing.T) {
 	}
 }
 
-func tailOf(s string, n int) string {
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
-	}
-	return s
-}
-
 func readJSONInto(t *testing.T, path string, v any) {
 	t.Helper()
 	b, err := os.ReadFile(path)

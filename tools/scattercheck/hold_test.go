@@ -3,8 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Tests that a run tells the truth when there is nothing to judge, and
@@ -101,4 +103,34 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 			t.Errorf("%q: stdout %q, stderr %q", args, out, errb)
 		}
 	}
+}
+
+// TestFloodingImplementation: an implementation that writes bytes without
+// end (never a newline) fails its start at once, and the gate holds no
+// more of it than a hello may take. (The bound is generous; the measured
+// resident memory is in README.md.)
+func TestFloodingImplementation(t *testing.T) {
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	t0 := time.Now()
+	code, out, errb := runCmd(t, nil, "-impl", "exec cat /dev/zero", "-start-timeout", "20s", "-progress", "0")
+	runtime.ReadMemStats(&b)
+	if code != 1 || !strings.Contains(out, "longer than") {
+		t.Errorf("exit %d, want 1 with a too long hello\n%s%s", code, tailOf(out, 2000), errb)
+	}
+	if n := b.TotalAlloc - a.TotalAlloc; n > 256<<20 {
+		t.Errorf("the gate allocated %d MiB reading the implementation", n>>20)
+	}
+	if d := time.Since(t0); d > 15*time.Second {
+		t.Errorf("the start failed after %v", d)
+	}
+}
+
+// tailOf is the end of s, for a failure's message.
+func tailOf(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
 }
