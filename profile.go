@@ -108,6 +108,15 @@ func (p Profile) RoundsPerStep() bool { return p == Torch113 }
 // 1.13 rejects them).
 func (p Profile) ReduceAliases() bool { return p != Torch113 }
 
+// OneElementFillUnchecked reports whether full() and new_full() (torch_scatter
+// 1.x's fill_value) of exactly one float16 or bfloat16 element convert the
+// scalar without the range check, so that past the range it rounds to
+// ±inf (2.14: float16 65520 gives inf). With 0 or 2 and more elements, in
+// every other dtype, for scatter_'s value and in 1.13 and 2.6, a value
+// past the range raises "value cannot be converted to type at::Half
+// without overflow".
+func (p Profile) OneElementFillUnchecked() bool { return p == Torch2 }
+
 // IndexReduceExactShape reports whether index_reduce demands that source
 // has self's shape but along dim (2.x: index_func_meta_impl's "source
 // tensor shape must match self tensor shape, excluding the specified

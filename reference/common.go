@@ -114,8 +114,8 @@ func fill(dt scatter.DType, shape []int, v scatter.Tensor) scatter.Tensor {
 // when the target has infinities, NaN fails where it has none, and any
 // finite value below lowest or above max fails (float16 70000. fails, it
 // does not round to inf). The conversion itself: float to integer truncates
-// toward zero; float to a 16-bit float rounds to nearest even; to bool, any
-// non-zero is true.
+// toward zero; to a 16-bit float it rounds to float32 first, then to
+// nearest even (scalarFloat32); to bool, any non-zero is true.
 func convertScalar(s scatter.Scalar, dt scatter.DType) (scatter.Tensor, *scatter.Error) {
 	out := scatter.Tensor{Shape: []int{}, Data: scatter.MakeData(dt, 1)}
 	overflow := func() (scatter.Tensor, *scatter.Error) {
@@ -165,9 +165,9 @@ func convertScalar(s scatter.Scalar, dt scatter.DType) (scatter.Tensor, *scatter
 	case []float32:
 		d[0] = float32(s.Float64())
 	case []scatter.Float16:
-		d[0] = scatter.Float16FromFloat64(s.Float64())
+		d[0] = scatter.Float16FromFloat64(float64(scalarFloat32(s)))
 	case []scatter.BFloat16:
-		d[0] = scatter.BFloat16FromFloat64(s.Float64())
+		d[0] = scatter.BFloat16FromFloat64(float64(scalarFloat32(s)))
 	default:
 		var i int64
 		if s.IsFloat() {
@@ -178,6 +178,37 @@ func convertScalar(s scatter.Scalar, dt scatter.DType) (scatter.Tensor, *scatter
 		setInt(out.Data, 0, i)
 	}
 	return out, nil
+}
+
+// convertFill is the conversion of full()'s and new_full()'s fill value
+// into dtype dt for an output of n elements: convertScalar's, but
+// unchecked for one float16 or bfloat16 element under a profile that
+// skips the range check there, where a value past the range rounds to
+// ±inf (Profile.OneElementFillUnchecked).
+func convertFill(s scatter.Scalar, dt scatter.DType, n int, prof scatter.Profile) (scatter.Tensor, *scatter.Error) {
+	if n != 1 || !prof.OneElementFillUnchecked() || (dt != scatter.DTFloat16 && dt != scatter.DTBFloat16) || s.IsBool() {
+		return convertScalar(s, dt)
+	}
+	f := float64(scalarFloat32(s))
+	d := scatter.MakeData(dt, 1)
+	if dt == scatter.DTFloat16 {
+		d.([]scatter.Float16)[0] = scatter.Float16FromFloat64(f)
+	} else {
+		d.([]scatter.BFloat16)[0] = scatter.BFloat16FromFloat64(f)
+	}
+	return scatter.Tensor{Shape: []int{}, Data: d}, nil
+}
+
+// scalarFloat32 is the scalar rounded to float32, the first of the two
+// roundings by which c10 converts a Scalar into c10::Half and
+// c10::BFloat16: their constructors take a float, so a double (or an
+// int64) is rounded to float first, then to 16 bits (checked on torch
+// 1.13, 2.6 and 2.14: bfloat16 1 + 2^-8 + 2^-30 gives 1.0, not 1.0078125).
+func scalarFloat32(s scatter.Scalar) float32 {
+	if s.IsFloat() {
+		return float32(s.Float64())
+	}
+	return float32(s.Int64())
 }
 
 // intFits reports whether i is inside dt's range exactly (float64

@@ -295,7 +295,7 @@ func planTorchScatterAdd(c scatter.TorchScatterAdd, prof scatter.Profile) (*plan
 		if !ok {
 			return nil, e
 		}
-		fv, verr := convertScalar(c.FillValue, dt)
+		fv, verr := convertFill(c.FillValue, dt, numel(size), prof)
 		if verr != nil {
 			e = append(e, verr)
 			return nil, e

@@ -1,6 +1,10 @@
 package spec
 
-import "github.com/scatterconf/scatter"
+import (
+	"math"
+
+	"github.com/scatterconf/scatter"
+)
 
 // OutOfScope is a verified row of SEMANTICS.md §12 (or of the torch_scatter
 // and F# lists after the table) that the suite cannot or does not express as
@@ -62,6 +66,7 @@ func edgeCases() []Case {
 		opIR  = scatter.OpIndexReduce
 		opG   = scatter.OpGather
 		opTS  = scatter.OpTorchScatter
+		opTSA = scatter.OpTorchScatterAdd
 		opFS  = scatter.OpTensorScatter
 		opFG  = scatter.OpTensorGather
 		torch = "torch_scatter"
@@ -70,6 +75,7 @@ func edgeCases() []Case {
 	only2 := []scatter.Profile{scatter.Torch2}                    // PyTorch ≥ 2.8 (verified: 2.14)
 	torch2x := []scatter.Profile{scatter.Torch2, scatter.Torch26} // PyTorch 2 (verified: 2.6, 2.14)
 	before28 := []scatter.Profile{scatter.Torch113, scatter.Torch26}
+	before214 := []scatter.Profile{scatter.Torch113, scatter.Torch26}
 	fval := func(v float64) *scatter.Scalar { return scatter.Ptr(scatter.Float(v)) }
 	ival := func(v int64) *scatter.Scalar { return scatter.Ptr(scatter.Int(v)) }
 
@@ -343,6 +349,45 @@ func edgeCases() []Case {
 				"a finite float beyond float32's range gives the same error (value cannot be converted to type float without overflow), checked on torch 1.13",
 			Call:    scatter.Scatter{Self: full(F32, 0, 3), Dim: 0, Index: i64(0), Value: fval(1e300)},
 			WantErr: scatter.ErrValueOverflow,
+		},
+		{
+			Name:   "scatter/scalar-value/bfloat16/rounds-through-float32",
+			Labels: ecLabels(opS, BF16, "scalar-value", "rounding"),
+			Source: "c10::BFloat16 is built from a float: the double 1 + 2^-8 + 2^-30 rounds to the float 1 + 2^-8, a tie, then to even, 1.0 " +
+				"(rounding the double once would give 1.0078125); checked on torch 1.13, 2.6 and 2.14",
+			Call: scatter.Scatter{Self: full(BF16, 0, 2), Dim: 0, Index: i64(1), Value: fval(1 + 1.0/256 + 1.0/(1<<30))},
+			Want: bf16(0, 1),
+		},
+		{
+			Name:   "scatter/scalar-value/float16/rounds-through-float32",
+			Labels: ecLabels(opS, F16, "scalar-value", "rounding"),
+			Source: "c10::Half is built from a float: the double 1 + 2^-11 + 2^-30 rounds to the float 1 + 2^-11, a tie, then to even, 1.0; checked on torch 1.13, 2.6 and 2.14",
+			Call:   scatter.Scatter{Self: full(F16, 0, 2), Dim: 0, Index: i64(1), Value: fval(1 + 1.0/2048 + 1.0/(1<<30))},
+			Want:   f16(0, 1),
+		},
+		{
+			Name:     "torch_scatter.scatter_add/fill-value/float16/65520-overflows",
+			Labels:   ecLabels(opTSA, F16, "fill-value", "overflow"),
+			Source:   "new_full() checks the fill value against float16's range: value cannot be converted to type at::Half without overflow (torch 1.13 and 2.6; 2.14 for outputs of 0 or 2 and more elements)",
+			Call:     scatter.TorchScatterAdd{Src: f16(1, 2), Index: i64(0, 0), FillValue: scatter.Float(65520)},
+			WantErr:  scatter.ErrValueOverflow,
+			Profiles: before214,
+		},
+		{
+			Name:     "torch_scatter.scatter_add/fill-value/float16/65520-rounds-to-inf",
+			Labels:   ecLabels(opTSA, F16, "fill-value", "overflow"),
+			Source:   "torch 2.14's new_full() of one float16 element converts the fill value unchecked: 65520 rounds to inf (65519 to 65504); with two elements it raises",
+			Call:     scatter.TorchScatterAdd{Src: f16(1, 2), Index: i64(0, 0), FillValue: scatter.Float(65520)},
+			Want:     f16(math.Inf(1)),
+			Profiles: only2,
+		},
+		{
+			Name:     "torch_scatter.scatter_add/fill-value/float16/65520-two-elements-overflows",
+			Labels:   ecLabels(opTSA, F16, "fill-value", "overflow"),
+			Source:   "torch 2.14's new_full() of two float16 elements checks the fill value: value cannot be converted to type c10::Half without overflow",
+			Call:     scatter.TorchScatterAdd{Src: f16(1, 2), Index: i64(0, 1), FillValue: scatter.Float(65520)},
+			WantErr:  scatter.ErrValueOverflow,
+			Profiles: only2,
 		},
 		{
 			Name:    "scatter/dtype-mismatch/float32/0-d-float64-tensor-value-is-src",
