@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/callgen"
+	"github.com/scatterconf/scatter/fixtures"
 	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/reference"
 	"github.com/scatterconf/scatter/repro"
@@ -34,86 +36,99 @@ var opWeight = map[scatter.Op]int{
 	scatter.OpTensorScatter: 2, scatter.OpTensorGather: 2,
 }
 
-// torchPython finds a Python that imports torch and numpy:
-// $SCATTER_TORCH_PYTHON, else the system interpreter /usr/bin/python3,
-// else python3 on PATH. It returns "" and what was tried when none does.
-func torchPython() (py, tried string) {
-	var cands []string
-	if env := os.Getenv("SCATTER_TORCH_PYTHON"); env != "" {
-		cands = append(cands, env)
+// A torch target is one PyTorch the differential runs against: Debian's
+// roots through tools/torchenv/run (bookworm 1.13, trixie 2.6, sid 2.14),
+// or the interpreter in SCATTER_TORCH_PYTHON (a user's own torch).
+type target struct {
+	name string   // "sid", "trixie", "bookworm" or "custom"
+	py   []string // the command that runs Python there
+	skip string   // why it is not available
+	err  error
+
+	once   sync.Once
+	client *protocol.Client
+}
+
+// suites are the torchenv suites, the newest first.
+var suites = []string{"sid", "trixie", "bookworm"}
+
+var targets = sync.OnceValue(findTargets)
+
+// findTargets lists the torch targets: SCATTER_TORCH_PYTHON alone when
+// set, else every torchenv suite, each with the reason it is skipped when
+// it is not ready (SCATTER_TORCH_SUITES narrows the list, e.g. "sid").
+func findTargets() []*target {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		return []*target{{name: "custom", err: err}}
 	}
-	cands = append(cands, "/usr/bin/python3")
-	if p, err := exec.LookPath("python3"); err == nil {
-		cands = append(cands, p)
-	}
-	var notes []string
-	for _, c := range cands {
-		out, err := exec.Command(c, "-c", "import torch, numpy").CombinedOutput()
-		if err == nil {
-			return c, ""
+	if py := os.Getenv("SCATTER_TORCH_PYTHON"); py != "" {
+		t := &target{name: "custom", py: []string{py}}
+		if out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
+			t.skip = fmt.Sprintf("SCATTER_TORCH_PYTHON=%s does not import torch and numpy: %v %s", py, err, lastLine(string(out)))
 		}
-		msg := strings.TrimSpace(string(out))
-		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
-			msg = msg[i+1:]
-		}
-		notes = append(notes, fmt.Sprintf("%s: %v %s", c, err, msg))
+		return []*target{t}
 	}
-	return "", strings.Join(notes, "; ")
+	want := suites
+	if s := os.Getenv("SCATTER_TORCH_SUITES"); s != "" {
+		want = strings.Split(s, ",")
+	}
+	run := filepath.Join(root, "tools", "torchenv", "run")
+	var ts []*target
+	for _, s := range want {
+		t := &target{name: s, py: []string{run, s, "python3"}}
+		if out, err := exec.Command(run, s, "--ready").CombinedOutput(); err != nil {
+			t.skip = lastLine(string(out))
+			if t.skip == "" {
+				t.skip = err.Error()
+			}
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	return s[strings.LastIndexByte(s, '\n')+1:]
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// The adapter, started once for all the tests of the package.
-var torch struct {
-	once   sync.Once
-	py     string
-	client *protocol.Client
-	skip   string // why there is none
-	err    error
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if torch.client != nil {
-		torch.client.Close()
+	for _, t := range targets() {
+		if t.client != nil {
+			t.client.Close()
+		}
 	}
 	os.Exit(code)
 }
 
-// startTorch returns the PyTorch adapter under protocol.Client, started on
-// first use, or skips the test when no Python here imports torch.
-func startTorch(t *testing.T) *protocol.Client {
+// start returns the PyTorch adapter of target tg under protocol.Client,
+// started on first use, or skips the test with the reason tg is not
+// available.
+func (tg *target) start(t *testing.T) *protocol.Client {
 	t.Helper()
-	torch.once.Do(func() {
-		py, tried := torchPython()
-		if py == "" {
-			torch.skip = "no Python here imports torch and numpy (tried " + tried +
-				"; install Debian's python3-torch, or set SCATTER_TORCH_PYTHON)"
-			return
-		}
-		torch.py = py
+	if tg.skip != "" {
+		t.Skip("skipping the live differential test against " + tg.name + ": " + tg.skip)
+	}
+	tg.once.Do(func() {
 		script, err := filepath.Abs(filepath.Join("..", "tools", "adapters", "torch_adapter.py"))
 		if err != nil {
-			torch.err = err
+			tg.err = err
 			return
 		}
-		torch.client, torch.err = protocol.NewClient(shellQuote(py)+" "+shellQuote(script), protocol.ClientOptions{Timeout: time.Minute})
+		var cmd []string
+		for _, a := range append(slices.Clone(tg.py), script) {
+			cmd = append(cmd, shellQuote(a))
+		}
+		tg.client, tg.err = protocol.NewClient(strings.Join(cmd, " "), protocol.ClientOptions{Timeout: time.Minute})
 	})
-	switch {
-	case torch.skip != "":
-		t.Skip("skipping the live differential test: " + torch.skip)
-	case torch.err != nil:
-		t.Fatalf("starting the PyTorch adapter: %v", torch.err)
+	if tg.err != nil {
+		t.Fatalf("starting the PyTorch adapter (%s): %v", tg.name, tg.err)
 	}
-	return torch.client
-}
-
-// profileOf is the profile whose truth a torch version gives.
-func profileOf(version string) scatter.Profile {
-	if strings.HasPrefix(version, "1.") {
-		return scatter.Torch113
-	}
-	return scatter.Torch2
+	return tg.client
 }
 
 // budget returns the number of checks for all operations together.
@@ -137,19 +152,33 @@ func rapidChecksSet() bool {
 	return set || env
 }
 
-// TestLive: random calls of every operation, answered by live PyTorch and
-// judged by the oracle at the strict level; rapid shrinks a disagreement.
+// TestLive: random calls of every operation, answered by each live
+// PyTorch and judged by the oracle at the strict level under the profile
+// of that torch version; rapid shrinks a disagreement. A crash of PyTorch
+// listed in fixtures.Crashes is PyTorch's bug: it is counted and logged,
+// the adapter restarted; any other crash fails the test.
 func TestLive(t *testing.T) {
-	c := startTorch(t)
+	for _, tg := range targets() {
+		t.Run(tg.name, func(t *testing.T) { liveDifferential(t, tg) })
+	}
+}
+
+func liveDifferential(t *testing.T, tg *target) {
+	c := tg.start(t)
 	info := c.Info()
-	prof := profileOf(info.Version)
+	prof, verified := scatter.ProfileFor(info.Version)
 	total := budget(t)
 	sum := 0
 	for _, w := range opWeight {
 		sum += w
 	}
-	t.Logf("torch %s, profile %v, %d checks (-short: a fifth)", info.Version, prof, total)
+	t.Logf("%s %s (%s), profile %v, %d checks (-short: a fifth)", info.Name, info.Version, tg.name, prof, total)
+	if !verified {
+		t.Logf("torch %s is not a version the profiles were verified against; judged under %v, the nearest", info.Version, prof)
+	}
 	ownCount := !rapidChecksSet()
+	var known sync.Map // crash name -> count
+	restarts := c.Restarts()
 	for _, op := range scatter.Ops {
 		t.Run(string(op), func(t *testing.T) {
 			if ownCount {
@@ -160,10 +189,19 @@ func TestLive(t *testing.T) {
 			}
 			combos := callgen.Combos(op)
 			rapid.Check(t, func(rt *rapid.T) {
+				src := callgen.Rapid(rt)
 				combo := combos[rapid.IntRange(0, len(combos)-1).Draw(rt, "combo")]
 				large := rapid.IntRange(0, 99).Draw(rt, "large") >= 98
-				call := callgen.ComboCall(callgen.Rapid(rt), combo, callgen.ComboOptions{Large: large})
+				call := callgen.ComboCall(src, combo, callgen.ComboOptions{Large: large})
 				res, err := c.Run(call)
+				if fixtures.IsCrash(err) {
+					if k, ok := fixtures.KnownCrash(info.Version, call); ok {
+						n, _ := known.LoadOrStore(k.Name, new(int))
+						*n.(*int)++
+						return
+					}
+					rt.Fatalf("PyTorch %s crashed on a call that fixtures/crashes.go does not list: %v\n%s", info.Version, err, Report(call, res, err))
+				}
 				var pe *protocol.ProcessError
 				switch {
 				case errors.As(err, &pe):
@@ -177,8 +215,14 @@ func TestLive(t *testing.T) {
 			})
 		})
 	}
-	if n := c.Restarts(); n > 0 {
-		t.Errorf("the adapter was restarted %d times; its stderr:\n%s", n, c.Stderr())
+	crashes := 0
+	known.Range(func(k, v any) bool {
+		t.Logf("known crash of torch %s (fixtures/crashes.go): %s, %d calls", info.Version, k, *v.(*int))
+		crashes += *v.(*int)
+		return true
+	})
+	if n := c.Restarts() - restarts; n > crashes {
+		t.Errorf("the adapter was restarted %d times for %d known crashes; its stderr:\n%s", n, crashes, c.Stderr())
 	}
 }
 

@@ -20,8 +20,13 @@ func TestSnippets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the snippets start one more Python")
 	}
-	c := startTorch(t)
-	py := torch.py
+	for _, tg := range targets() {
+		t.Run(tg.name, func(t *testing.T) { snippets(t, tg) })
+	}
+}
+
+func snippets(t *testing.T, tg *target) {
+	c := tg.start(t)
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +46,7 @@ func TestSnippets(t *testing.T) {
 			fmt.Fprintf(&script, "exec(%q, {})\nprint('@@end@@')\n", repro.AdapterProgram(call))
 		}
 	}
-	cmd := exec.Command(py, "-c", script.String())
+	cmd := exec.Command(tg.py[0], append(tg.py[1:], "-c", script.String())...)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
