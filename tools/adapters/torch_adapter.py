@@ -147,6 +147,7 @@ KINDS = [
     ("negative dimension", "invalid_argument"),
     ("without overflow", "value_overflow"),
     ("Overflow when unpacking long", "value_overflow"),
+    ("can't convert negative int to unsigned", "value_overflow"),  # 2.x: a Python int below -2**63
 ]
 
 
