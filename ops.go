@@ -40,7 +40,21 @@ const (
 	ReduceMul      Reduce = "mul"
 	ReduceMin      Reduce = "min"
 	ReduceMax      Reduce = "max"
+	// ReduceEmpty is reduce='' given explicitly: not a reduction of any
+	// operation (PyTorch raises), unlike ReduceNone, the argument left
+	// out. The protocol's "reduce": "" is ReduceEmpty.
+	ReduceEmpty Reduce = "''"
 )
+
+// Name returns the string PyTorch is given for r: "" for ReduceEmpty,
+// the name itself otherwise (ReduceNone, which means no argument, is ""
+// too).
+func (r Reduce) Name() string {
+	if r == ReduceEmpty {
+		return ""
+	}
+	return string(r)
+}
 
 // Call is the arguments of one operation: one of the argument structs of
 // this package. Every operation is out of place: its Result is what the

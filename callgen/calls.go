@@ -318,9 +318,9 @@ func (g *Drawer) DimScatterCall(op scatter.Op) scatter.Call {
 			}
 		case 9:
 			if op == scatter.OpScatter {
-				reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceMean, "bogus")
+				reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceMean, "bogus", scatter.ReduceEmpty)
 			} else if op == scatter.OpScatterReduce {
-				reduce = OneOf(g, scatter.ReduceAdd, scatter.ReduceMultiply, "max")
+				reduce = OneOf(g, scatter.ReduceAdd, scatter.ReduceMultiply, "max", "min", scatter.ReduceEmpty)
 			} else {
 				bad = negIndex
 			}
@@ -706,7 +706,7 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 			hasOut = true
 			outDT = g.otherDType(op, dt)
 		case 6:
-			reduce = OneOf(g, scatter.ReduceProd, scatter.ReduceAmax, "bogus")
+			reduce = OneOf(g, scatter.ReduceProd, scatter.ReduceAmax, "bogus", scatter.ReduceEmpty)
 		case 7:
 			dimSize = scatter.Ptr(-g.IntRange(1, 3))
 			hasOut = false

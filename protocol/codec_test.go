@@ -699,3 +699,37 @@ func mustEnc(t scatter.Tensor) Tensor {
 	}
 	return w
 }
+
+// TestReduceEmptyIsNotAbsent: "reduce": "" is reduce='' given (which
+// PyTorch rejects), not the argument left out; each round-trips.
+func TestReduceEmptyIsNotAbsent(t *testing.T) {
+	self := `{"dtype":"float32","shape":[2],"data":"AAAAAAAAAAA="}`
+	idx := `{"dtype":"int64","shape":[1],"data":"AAAAAAAAAAA="}`
+	for _, tc := range []struct {
+		reduce string
+		want   scatter.Reduce
+	}{
+		{``, scatter.ReduceNone},
+		{`,"reduce":""`, scatter.ReduceEmpty},
+		{`,"reduce":"add"`, scatter.ReduceAdd},
+	} {
+		line := `{"id":1,"op":"scatter","self":` + self + `,"dim":0,"index":` + idx + `,"value":1.0` + tc.reduce + `}`
+		_, c, err := DecodeCall([]byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if got := c.(scatter.Scatter).Reduce; got != tc.want {
+			t.Errorf("%s: reduce %q, want %q", tc.reduce, got, tc.want)
+		}
+		enc, err := EncodeCall(1, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has := bytes.Contains(enc, []byte(`"reduce":""`)); has != (tc.want == scatter.ReduceEmpty) {
+			t.Errorf("%s: encoded as %s", tc.reduce, enc)
+		}
+		if tc.want == scatter.ReduceNone && bytes.Contains(enc, []byte(`"reduce"`)) {
+			t.Errorf("absent reduce encoded as %s", enc)
+		}
+	}
+}

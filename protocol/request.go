@@ -167,6 +167,9 @@ func (d *callDecoder) reduce(required bool) scatter.Reduce {
 		}
 		return scatter.ReduceNone
 	}
+	if *d.r.Reduce == "" {
+		return scatter.ReduceEmpty // given, and empty: not the default
+	}
 	return scatter.Reduce(*d.r.Reduce)
 }
 
@@ -322,14 +325,14 @@ func (o EncodeOptions) NewRequest(id int64, c scatter.Call) (Request, error) {
 		e.r.Dim = scatter.Ptr(c.Dim)
 		e.r.Index = e.tensor("index", c.Index, true)
 		e.r.Src = e.tensor("src", c.Src, true)
-		e.r.Reduce = scatter.Ptr(string(c.Reduce))
+		e.r.Reduce = scatter.Ptr(c.Reduce.Name())
 		e.r.IncludeSelf = includeSelf(c.ExcludeSelf)
 	case scatter.IndexReduce:
 		e.r.Self = e.tensor("self", c.Self, true)
 		e.r.Dim = scatter.Ptr(c.Dim)
 		e.r.Index = e.tensor("index", c.Index, true)
 		e.r.Source = e.tensor("source", c.Source, true)
-		e.r.Reduce = scatter.Ptr(string(c.Reduce))
+		e.r.Reduce = scatter.Ptr(c.Reduce.Name())
 		e.r.IncludeSelf = includeSelf(c.ExcludeSelf)
 	case scatter.Gather:
 		e.r.Input = e.tensor("input", c.Input, true)
@@ -406,7 +409,7 @@ func optReduce(r scatter.Reduce) *string {
 	if r == scatter.ReduceNone {
 		return nil
 	}
-	return scatter.Ptr(string(r))
+	return scatter.Ptr(r.Name())
 }
 
 func includeSelf(exclude bool) *bool {

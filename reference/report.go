@@ -236,7 +236,7 @@ func DescribeCall(c scatter.Call) string {
 	}
 	reduce := func(r scatter.Reduce) {
 		if r != scatter.ReduceNone {
-			kv("reduce", strconv.Quote(string(r)))
+			kv("reduce", strconv.Quote(r.Name()))
 		}
 	}
 	includeSelf := func(exclude bool) {

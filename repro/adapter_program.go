@@ -80,17 +80,17 @@ func adapterCall(c scatter.Call, indices string) (expr, emulated string) {
 			arg = pyLiteral(*c.Value)
 		}
 		if c.Reduce != scatter.ReduceNone {
-			return fmt.Sprintf("self.clone().scatter_(%d, index, %s, reduce=%q)", c.Dim, arg, string(c.Reduce)), ""
+			return fmt.Sprintf("self.clone().scatter_(%d, index, %s, reduce=%q)", c.Dim, arg, c.Reduce.Name()), ""
 		}
 		return fmt.Sprintf("self.clone().scatter_(%d, index, %s)", c.Dim, arg), ""
 	case scatter.ScatterAdd:
 		return fmt.Sprintf("self.clone().scatter_add_(%d, index, src)", c.Dim), ""
 	case scatter.ScatterReduce:
 		return fmt.Sprintf("self.clone().scatter_reduce_(%d, index, src, %q, include_self=%s)",
-			c.Dim, string(c.Reduce), includeSelf(c.ExcludeSelf)), ""
+			c.Dim, c.Reduce.Name(), includeSelf(c.ExcludeSelf)), ""
 	case scatter.IndexReduce:
 		return fmt.Sprintf("self.clone().index_reduce_(%d, index, source, %q, include_self=%s)",
-			c.Dim, string(c.Reduce), includeSelf(c.ExcludeSelf)), ""
+			c.Dim, c.Reduce.Name(), includeSelf(c.ExcludeSelf)), ""
 	case scatter.Gather:
 		return fmt.Sprintf("torch.gather(input, %d, index)", c.Dim), ""
 	case scatter.TorchScatterAdd:
@@ -98,7 +98,7 @@ func adapterCall(c scatter.Call, indices string) (expr, emulated string) {
 				optInt(c.Dim, "-1"), optTensor(c.Out, "out"), optInt(c.DimSize, "None"), pyLiteral(c.FillValue)),
 			"torch_scatter 1.x scatter_add(src, index, dim, out, dim_size, fill_value)"
 	case scatter.TorchScatter:
-		r := string(c.Reduce)
+		r := c.Reduce.Name()
 		if c.Reduce == scatter.ReduceNone {
 			r = "sum"
 		}

@@ -102,7 +102,7 @@ func Expr(call scatter.Call) (pre, e string, ok bool) {
 		if r == scatter.ReduceNone {
 			return ""
 		}
-		return fmt.Sprintf(", reduce=%q", string(r))
+		return fmt.Sprintf(", reduce=%q", r.Name())
 	}
 	switch c := call.(type) {
 	case scatter.Scatter:
@@ -115,10 +115,10 @@ func Expr(call scatter.Call) (pre, e string, ok bool) {
 		e = fmt.Sprintf("%s.scatter_add(%d, %s, %s)", pyTensor(c.Self), c.Dim, pyTensor(c.Index), pyTensor(c.Src))
 	case scatter.ScatterReduce:
 		e = fmt.Sprintf("%s.scatter_reduce(%d, %s, %s, %q, include_self=%s)", pyTensor(c.Self), c.Dim, pyTensor(c.Index),
-			pyTensor(c.Src), string(c.Reduce), pyBool(!c.ExcludeSelf))
+			pyTensor(c.Src), c.Reduce.Name(), pyBool(!c.ExcludeSelf))
 	case scatter.IndexReduce:
 		e = fmt.Sprintf("%s.index_reduce(%d, %s, %s, %q, include_self=%s)", pyTensor(c.Self), c.Dim, pyTensor(c.Index),
-			pyTensor(c.Source), string(c.Reduce), pyBool(!c.ExcludeSelf))
+			pyTensor(c.Source), c.Reduce.Name(), pyBool(!c.ExcludeSelf))
 	case scatter.Gather:
 		e = fmt.Sprintf("torch.gather(%s, %d, %s)", pyTensor(c.Input), c.Dim, pyTensor(c.Index))
 	case scatter.TorchScatterAdd:

@@ -89,16 +89,16 @@ func Program(c scatter.Call) string {
 			arg = pyLiteral(*c.Value)
 		}
 		if c.Reduce != scatter.ReduceNone {
-			call = fmt.Sprintf("self.clone().scatter_(%d, index, %s, reduce=%q)", c.Dim, arg, string(c.Reduce))
+			call = fmt.Sprintf("self.clone().scatter_(%d, index, %s, reduce=%q)", c.Dim, arg, c.Reduce.Name())
 		} else {
 			call = fmt.Sprintf("self.clone().scatter_(%d, index, %s)", c.Dim, arg)
 		}
 	case scatter.ScatterAdd:
 		call = fmt.Sprintf("self.clone().scatter_add_(%d, index, src)", c.Dim)
 	case scatter.ScatterReduce:
-		call = fmt.Sprintf("self.clone().scatter_reduce_(%d, index, src, %q, include_self=%s)", c.Dim, string(c.Reduce), incl(c.ExcludeSelf))
+		call = fmt.Sprintf("self.clone().scatter_reduce_(%d, index, src, %q, include_self=%s)", c.Dim, c.Reduce.Name(), incl(c.ExcludeSelf))
 	case scatter.IndexReduce:
-		call = fmt.Sprintf("self.clone().index_reduce_(%d, index, source, %q, include_self=%s)", c.Dim, string(c.Reduce), incl(c.ExcludeSelf))
+		call = fmt.Sprintf("self.clone().index_reduce_(%d, index, source, %q, include_self=%s)", c.Dim, c.Reduce.Name(), incl(c.ExcludeSelf))
 	case scatter.Gather:
 		call = fmt.Sprintf("torch.gather(input, %d, index)", c.Dim)
 	case scatter.TorchScatterAdd:
@@ -110,7 +110,7 @@ func Program(c scatter.Call) string {
 			"    except ImportError:\n        pass\n    return ts1_scatter_add(%s)\n", args, args)
 		call = "call()"
 	case scatter.TorchScatter:
-		r := string(c.Reduce)
+		r := c.Reduce.Name()
 		if c.Reduce == scatter.ReduceNone {
 			r = "sum"
 		}
