@@ -700,7 +700,7 @@ func mustEnc(t scatter.Tensor) Tensor {
 	return w
 }
 
-// TestReduceEmptyIsNotAbsent: "reduce": "" is reduce=” given (which
+// TestReduceEmptyIsNotAbsent: "reduce": "" is a reduce given as the empty string (which
 // PyTorch rejects), not the argument left out; each round-trips.
 func TestReduceEmptyIsNotAbsent(t *testing.T) {
 	self := `{"dtype":"float32","shape":[2],"data":"AAAAAAAAAAA="}`
