@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -40,6 +41,7 @@ import (
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/callgen"
+	"github.com/scatterconf/scatter/fixtures"
 	"github.com/scatterconf/scatter/fixtures/casefile"
 	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/reference"
@@ -51,6 +53,7 @@ const (
 	defaultAdapter = "/usr/bin/python3 tools/adapters/torch_adapter.py"
 	adapterScript  = "tools/adapters/torch_adapter.py"
 	emulations     = "torch_scatter (1.x scatter_add, 2.x scatter) and the F# Tensor library emulated on torch as SEMANTICS.md §8/§9 describe"
+	emulationsTS   = "torch_scatter 2.x scatter on the real library; torch_scatter 1.x scatter_add and the F# Tensor library emulated on torch as SEMANTICS.md §8/§9 describe"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -75,7 +78,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.Uint64Var(&o.seed, "seed", 1, "the seed of the random cases")
 	fl.IntVar(&o.n, "n", 4, "random cases per combination")
 	fl.IntVar(&o.large, "large", 3, "large cases (about 1–4K elements) per operation")
-	prof := fl.String("profile", "torch-1.13", "the profile the recorded truth belongs to: torch-1.13 or torch-2")
+	prof := fl.String("profile", "torch-1.13", "the profile the recorded truth belongs to: torch-2, torch-2.6 or torch-1.13")
 	fl.BoolVar(&o.force, "force", false, "record even if the torch version does not match the profile")
 	fl.BoolVar(&o.verbose, "v", false, "print every disagreement with the oracle in full")
 	fl.Usage = func() {
@@ -199,10 +202,8 @@ func adapterName(cmd string) string {
 
 // versionFits reports whether a torch version gives profile p's truth.
 func versionFits(p scatter.Profile, version string) bool {
-	if p == scatter.Torch113 {
-		return strings.HasPrefix(version, "1.13")
-	}
-	return strings.HasPrefix(version, "2.")
+	q, _ := scatter.ProfileFor(version)
+	return q == p
 }
 
 func record(o options, w io.Writer) error {
@@ -217,7 +218,11 @@ func record(o options, w io.Writer) error {
 		return fmt.Errorf("the adapter runs %s %s, whose truth is not that of profile %v (-force records anyway)",
 			info.Name, info.Version, o.profile)
 	}
-	provenance := fmt.Sprintf("%s %s CPU via %s; %s", info.Name, info.Version, adapterName(o.adapter), emulations)
+	how := emulations
+	if strings.Contains(info.Name, "torch_scatter") {
+		how = emulationsTS
+	}
+	provenance := fmt.Sprintf("%s %s CPU via %s; %s", info.Name, info.Version, adapterName(o.adapter), how)
 	cs, skipped := cases(o)
 	fmt.Fprintf(w, "gen: %d cases for %v from %s %s (%s)\n", len(cs), o.profile, info.Name, info.Version, o.adapter)
 
@@ -252,8 +257,23 @@ func record(o options, w io.Writer) error {
 	type tally struct{ ok, failed int }
 	tallies := map[scatter.Op]*tally{}
 	var disagreements []string
+	unlisted := 0
 	for _, pc := range cs {
 		res, err := client.Run(pc.call)
+		if fixtures.IsCrash(err) {
+			// PyTorch's bug: no fixture; the manifest records it, and the
+			// client has restarted the adapter.
+			name := "unlisted"
+			if k, ok := fixtures.KnownCrash(info.Version, pc.call); ok {
+				name = k.Name
+			} else {
+				unlisted++
+			}
+			line, _ := protocol.EncodeCall(1, pc.call)
+			entry.Crashes = append(entry.Crashes, casefile.CrashRecord{Source: pc.source, Crash: name, Outcome: err.Error(), Line: string(line)})
+			fmt.Fprintf(w, "gen: %s %s crashed on %s (%s): %s\n", info.Name, info.Version, pc.op, pc.source, name)
+			continue
+		}
 		var pe *protocol.ProcessError
 		if errors.As(err, &pe) {
 			return fmt.Errorf("%s (%s): %v", pc.op, pc.source, err)
@@ -352,6 +372,19 @@ func record(o options, w io.Writer) error {
 			fmt.Fprintf(w, "  %s\n", d)
 		}
 	}
+	if len(entry.Crashes) > 0 {
+		fmt.Fprintf(w, "gen: %s %s crashed on %d cases (recorded in the manifest, no fixture):\n", info.Name, info.Version, len(entry.Crashes))
+		n := map[string]int{}
+		for _, c := range entry.Crashes {
+			n[c.Crash]++
+		}
+		for _, k := range slices.Sorted(maps.Keys(n)) {
+			fmt.Fprintf(w, "  %d %s\n", n[k], k)
+		}
+	}
+	if unlisted > 0 {
+		return fmt.Errorf("%d crashes of %s %s are not listed in fixtures/crashes.go: describe them there, or fix the adapter", unlisted, info.Name, info.Version)
+	}
 	return nil
 }
 
@@ -359,7 +392,10 @@ func record(o options, w io.Writer) error {
 // module root, as the manifest records it.
 func command(o options) string {
 	s := fmt.Sprintf("go run ./tools/gen -profile %v -seed %d -n %d -large %d", o.profile, o.seed, o.n, o.large)
-	if o.adapter != defaultAdapter {
+	switch {
+	case strings.HasPrefix(o.adapter, "tools/torchenv/run "):
+		s += " -adapter '" + o.adapter + "'"
+	case o.adapter != defaultAdapter:
 		s += " -adapter '" + adapterName(o.adapter) + "'"
 	}
 	return s
