@@ -38,7 +38,10 @@ var opWeight = map[scatter.Op]int{
 
 // A torch target is one PyTorch the differential runs against: Debian's
 // roots through tools/torchenv/run (bookworm 1.13, trixie 2.6, sid 2.14),
-// or the interpreter in SCATTER_TORCH_PYTHON (a user's own torch).
+// or the interpreter in SCATTER_TORCH_PYTHON (a user's own torch). A
+// target that is not available skips its tests, saying why, unless
+// SCATTER_LIVE_REQUIRE (a comma-separated list of names; .ci/run sets it)
+// names it: then they fail.
 type target struct {
 	name string   // "sid", "trixie", "bookworm" or "custom"
 	py   []string // the command that runs Python there
@@ -111,6 +114,9 @@ func TestMain(m *testing.M) {
 func (tg *target) start(t *testing.T) *protocol.Client {
 	t.Helper()
 	if tg.skip != "" {
+		if slices.Contains(strings.Split(os.Getenv("SCATTER_LIVE_REQUIRE"), ","), tg.name) {
+			t.Fatalf("torch from %s is required here (SCATTER_LIVE_REQUIRE) but not available: %s", tg.name, tg.skip)
+		}
 		t.Skip("skipping the live differential test against " + tg.name + ": " + tg.skip)
 	}
 	tg.once.Do(func() {
