@@ -54,7 +54,7 @@ func (s *Server) Serve(r io.Reader, w io.Writer) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	for {
-		line, err := readLine(br, s.Limits.maxLine())
+		line, err := ReadLine(br, s.Limits.maxLine())
 		if err == io.EOF {
 			return nil
 		}
@@ -169,13 +169,18 @@ func (s *Server) logf(format string, args ...any) {
 	}
 }
 
-var errLineTooLong = errors.New("line longer than the limit")
+// ErrLineTooLong is ReadLine's error for a line longer than its limit.
+var ErrLineTooLong = errors.New("line longer than the limit")
 
-// readLine returns the next line without its newline. A line longer than
-// max is consumed to its end and errLineTooLong returned, without holding
-// more than max bytes. A last line without a newline is returned as a
-// line; io.EOF comes only when nothing is left.
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
+// errLineTooLong is ErrLineTooLong, under the name the package's readers use.
+var errLineTooLong = ErrLineTooLong
+
+// ReadLine returns the next line of br without its newline: the line
+// reader of Serve, for servers of the protocol written beside it. A line
+// longer than max bytes is consumed to its end and ErrLineTooLong
+// returned, without holding more than max bytes. A last line without a
+// newline is returned as a line; io.EOF comes only when nothing is left.
+func ReadLine(br *bufio.Reader, max int) ([]byte, error) {
 	var line []byte
 	tooLong := false
 	for {

@@ -101,9 +101,21 @@ func (e *Expectation) Codes() []scatter.Code {
 	return slices.Clone(e.codes)
 }
 
-// Result returns the canonical (strict) result: the reference's fold. It is
-// the zero Result when the call fails.
+// Result returns the canonical (strict) result: the reference's fold, the
+// Result that New(p).Run(c) returns, folded once by Expect. It is the zero
+// Result when the call fails.
 func (e *Expectation) Result() scatter.Result { return e.canon }
+
+// Err returns, for a call that must fail, the error that New(p).Run(c)
+// returns: PyTorch's broken rule with its message. It is nil for a call
+// that succeeds, and for a call that the reference cannot run without
+// naming a rule (Codes then holds scatter.ErrInvalidArgument).
+func (e *Expectation) Err() error {
+	if e.plan != nil || len(e.errs) == 0 {
+		return nil
+	}
+	return e.errs[0]
+}
 
 // Check returns nil if the outcome (res, err) conforms at level lvl, else a
 // *Mismatch that shows the call and up to ten offending elements with what
@@ -223,20 +235,7 @@ func (e *Expectation) prepareStrict() {
 // compareStrict compares every element with the canonical result.
 func (e *Expectation) compareStrict(res scatter.Result, bad *badElements) {
 	dt := e.plan.dtype
-	// PyTorch's own amax/amin paths disagree on the sign of a zero from a
-	// tie of -0 and +0 (the scalar functor keeps the accumulator, the
-	// vectorised maximum_stub of multi-dim index_reduce_ takes the source
-	// on wide rows: SEMANTICS.md §5.3), so even the strict level leaves
-	// that sign free for the elements a group reduces.
-	var tieFree []bool
-	if k := e.plan.kind; dt.IsFloat() && (k == kAmax || k == kAmin || k == kTSMax || k == kTSMin) {
-		tieFree = make([]bool, len(e.canonOut))
-		for _, g := range e.plan.groups {
-			if g.out >= 0 && g.out < len(tieFree) {
-				tieFree[g.out] = true
-			}
-		}
-	}
+	tieFree := e.tieFree()
 	for i, pos := range res.Out.Positions() {
 		bad.total++
 		got, want := elemAt(res.Out.Data, pos), e.canonOut[i]
@@ -259,6 +258,26 @@ func (e *Expectation) compareStrict(res scatter.Result, bad *badElements) {
 				func() string { return fmt.Sprintf("exactly %d", want) })
 		}
 	}
+}
+
+// tieFree returns, for a float amax/amin plan, which out elements (in
+// row-major order) a group reduces; nil for the other plans. PyTorch's own
+// amax/amin paths disagree on the sign of a zero from a tie of -0 and +0
+// (the scalar functor keeps the accumulator, the vectorised maximum_stub
+// of multi-dim index_reduce_ takes the source on wide rows: SEMANTICS.md
+// §5.3), so even the strict level leaves that sign free there.
+func (e *Expectation) tieFree() []bool {
+	k := e.plan.kind
+	if !e.plan.dtype.IsFloat() || !(k == kAmax || k == kAmin || k == kTSMax || k == kTSMin) {
+		return nil
+	}
+	free := make([]bool, len(e.canonOut))
+	for _, g := range e.plan.groups {
+		if g.out >= 0 && g.out < len(free) {
+			free[g.out] = true
+		}
+	}
+	return free
 }
 
 // prepareConformant derives, once, the conformant set of every group.

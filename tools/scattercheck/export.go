@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -186,9 +187,9 @@ func exportCase(dir string, p scatter.Profile, lvl scatter.Level, name string, c
 		return e, err
 	}
 	if exp.Codes() == nil {
-		if sets, err := allowedSets(exp, lvl, defaultAllowedMax); err == nil {
-			for _, at := range sets {
-				lo, hi, ok := boundsOf(at)
+		if a, err := allowedSets(exp, lvl, defaultAllowedMax); err == nil && !a.Any {
+			for _, at := range allowedTensors(a) {
+				lo, hi, ok := boundsOf(at.AllowedTensor)
 				if !ok {
 					continue
 				}
@@ -226,4 +227,94 @@ func exportCase(dir string, p scatter.Profile, lvl scatter.Level, name string, c
 		e.Problems = firstLine(e.Problems)
 	}
 	return e, nil
+}
+
+// allowedBounds returns tensors lo and hi of the out's dtype and shape: at
+// each element the smallest and largest value that conforms at level lvl
+// (the hull of its allowed set; NaN when only NaN conforms). ok is false
+// when the sets are not given (no success, too large, anything conforms).
+func allowedBounds(exp *reference.Expectation, lvl scatter.Level) (lo, hi scatter.Tensor, ok bool) {
+	a, err := allowedSets(exp, lvl, defaultAllowedMax)
+	if err != nil || a.Any {
+		return lo, hi, false
+	}
+	return boundsOf(a.Out)
+}
+
+// boundsOf returns the hulls of one tensor's allowed sets as tensors.
+func boundsOf(at reference.AllowedTensor) (lo, hi scatter.Tensor, ok bool) {
+	n := len(at.Elems)
+	lo = scatter.Tensor{Shape: slices.Clone(at.Shape), Data: scatter.MakeData(at.DType, n)}
+	hi = scatter.Tensor{Shape: slices.Clone(at.Shape), Data: scatter.MakeData(at.DType, n)}
+	for i, o := range at.Elems {
+		l, h, ok := hull(at.DType, o)
+		if !ok {
+			return lo, hi, false
+		}
+		setValue(lo, i, l)
+		setValue(hi, i, h)
+	}
+	return lo, hi, true
+}
+
+// hull returns the least and greatest values of o (of dtype dt), floats
+// ordered with -0 < +0 and NaN left out unless only NaN conforms; ok is
+// false when nothing conforms.
+func hull(dt scatter.DType, o reference.Outcomes) (lo, hi scatter.Scalar, ok bool) {
+	if o.Any {
+		if dt.IsFloat() {
+			return scatter.Float(math.Inf(-1)), scatter.Float(math.Inf(1)), true
+		}
+		l, h := dt.IntRange()
+		return scatter.Int(l), scatter.Int(h), true
+	}
+	vs := make([]scatter.Scalar, 0, len(o.Values)+2)
+	for _, v := range o.Values {
+		if !math.IsNaN(v.Float64()) {
+			vs = append(vs, v)
+		}
+	}
+	if o.Range {
+		vs = append(vs, scatter.Float(o.Lo), scatter.Float(o.Hi))
+	}
+	if len(vs) == 0 {
+		if dt.IsFloat() && len(o.Values) > 0 { // only NaN
+			return scatter.Float(math.NaN()), scatter.Float(math.NaN()), true
+		}
+		return lo, hi, false
+	}
+	less := func(a, b scatter.Scalar) bool { return a.Int64() < b.Int64() }
+	if dt.IsFloat() {
+		less = func(a, b scatter.Scalar) bool {
+			x, y := a.Float64(), b.Float64()
+			return x < y || x == 0 && y == 0 && math.Signbit(x) && !math.Signbit(y)
+		}
+	}
+	lo, hi = vs[0], vs[0]
+	for _, v := range vs[1:] {
+		if less(v, lo) {
+			lo = v
+		}
+		if less(hi, v) {
+			hi = v
+		}
+	}
+	return lo, hi, true
+}
+
+// setValue stores v at position i of a contiguous tensor's data (a value
+// of its dtype).
+func setValue(t scatter.Tensor, i int, v scatter.Scalar) {
+	switch d := t.Data.(type) {
+	case []scatter.Float16:
+		d[i] = scatter.Float16FromFloat64(v.Float64())
+	case []scatter.BFloat16:
+		d[i] = scatter.BFloat16FromFloat64(v.Float64())
+	case []float32:
+		d[i] = float32(v.Float64())
+	case []float64:
+		d[i] = v.Float64()
+	default:
+		scatter.SetInt(t.Data, i, v.Int64())
+	}
 }

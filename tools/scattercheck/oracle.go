@@ -91,13 +91,13 @@ func (o *oracle) serve(r io.Reader, w io.Writer) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	for {
-		line, err := readBounded(br, oracleMaxLine)
+		line, err := protocol.ReadLine(br, oracleMaxLine)
 		if err == io.EOF {
 			return bw.Flush()
 		}
 		var ans []byte
 		switch {
-		case errors.Is(err, errTooLong):
+		case errors.Is(err, protocol.ErrLineTooLong):
 			ans = protocol.EncodeError(0, scatter.Errorf(scatter.ErrInvalidArgument, "request line longer than %d bytes", oracleMaxLine))
 		case err != nil:
 			return err
@@ -111,43 +111,6 @@ func (o *oracle) serve(r io.Reader, w io.Writer) error {
 		if err := bw.Flush(); err != nil {
 			return err
 		}
-	}
-}
-
-var errTooLong = errors.New("line too long")
-
-// readBounded returns the next line without its newline; a line longer
-// than max is consumed and errTooLong returned, holding at most max bytes.
-func readBounded(br *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	tooLong := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > max+1 {
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF:
-			if tooLong {
-				return nil, errTooLong
-			}
-			if len(line) == 0 {
-				return nil, io.EOF
-			}
-			return line, nil
-		case err != nil:
-			return nil, err
-		}
-		if tooLong {
-			return nil, errTooLong
-		}
-		return bytes.TrimRight(line, "\r\n"), nil
 	}
 }
 
@@ -194,10 +157,9 @@ func (o *oracle) answer(line []byte) []byte {
 
 // call answers an operation: the reference's outcome and what conforms.
 func (o *oracle) call(id int64, c scatter.Call, prof scatter.Profile, lvl scatter.Level, allowed bool) []byte {
-	exp := reference.Expect(scatter.CloneCall(c), prof)
-	res, runErr := reference.New(prof).Run(c)
+	exp := reference.Expect(c, prof) // the one fold: its result is the answer
 	if codes := exp.Codes(); codes != nil {
-		err := runErr
+		err := exp.Err()
 		if err == nil || scatter.CodeOf(err) != codes[0] {
 			err = scatter.Errorf(codes[0], "the call breaks the rule %v", codes[0])
 		}
@@ -211,10 +173,7 @@ func (o *oracle) call(id int64, c scatter.Call, prof scatter.Profile, lvl scatte
 		}
 		return splice(protocol.EncodeError(id, err), "profile", prof.String(), "level", lvl.String(), "allowed_errors", names)
 	}
-	if runErr != nil {
-		return protocol.EncodeError(id, runErr)
-	}
-	line, err := protocol.EncodeResult(id, res)
+	line, err := protocol.EncodeResult(id, exp.Result())
 	if err != nil {
 		return protocol.EncodeError(id, err)
 	}
@@ -225,28 +184,29 @@ func (o *oracle) call(id int64, c scatter.Call, prof scatter.Profile, lvl scatte
 	return splice(line, kv...)
 }
 
-// allowedJSON is the "allowed" object of a successful answer.
+// allowedJSON is the "allowed" object of a successful answer, rendered
+// from the judge's sets (reference.Expectation.Allowed).
 func allowedJSON(exp *reference.Expectation, lvl scatter.Level, maxElems int) json.RawMessage {
-	if anyOutcome(exp, lvl) {
-		return json.RawMessage(`{"any":true,"note":"the call's outcome is undefined: anything conforms"}`)
-	}
-	sets, err := allowedSets(exp, lvl, maxElems)
+	a, err := allowedSets(exp, lvl, maxElems)
 	if err != nil {
 		b, _ := json.Marshal(map[string]string{"omitted": err.Error()})
 		return b
 	}
+	if a.Any {
+		return json.RawMessage(`{"any":true,"note":"the call's outcome is undefined: anything conforms"}`)
+	}
 	var b bytes.Buffer
 	b.WriteString("{")
-	for k, at := range sets {
+	for k, at := range allowedTensors(a) {
 		if k > 0 {
 			b.WriteString(",")
 		}
 		fmt.Fprintf(&b, "%q:[", at.name)
-		for i, e := range at.elems {
+		for i, e := range at.Elems {
 			if i > 0 {
 				b.WriteString(",")
 			}
-			b.Write(e.json(at.dtype, at.name == "arg"))
+			b.Write(outcomesJSON(at.DType, e))
 		}
 		b.WriteString("]")
 	}
@@ -254,8 +214,39 @@ func allowedJSON(exp *reference.Expectation, lvl scatter.Level, maxElems int) js
 	return b.Bytes()
 }
 
-// json writes one element's allowed set.
-func (a *elemAllowed) json(dt scatter.DType, isArg bool) []byte {
+// allowedSets returns what conforms for a call that succeeds, unless its
+// result has more than maxElems elements (out and arg together).
+func allowedSets(exp *reference.Expectation, lvl scatter.Level, maxElems int) (reference.Allowed, error) {
+	if codes := exp.Codes(); codes != nil {
+		return reference.Allowed{}, errors.New("the call does not succeed")
+	}
+	if a, _ := exp.Allowed(lvl); a.Any {
+		return a, nil
+	}
+	canon := exp.Result()
+	if n := canon.Out.NumEl() + max(0, canon.Arg.NumEl()); n > maxElems {
+		return reference.Allowed{}, fmt.Errorf("the result has %d elements; per-element allowed sets are given up to %d", n, maxElems)
+	}
+	return exp.Allowed(lvl)
+}
+
+// namedAllowed is one result tensor's sets with its name in the answer.
+type namedAllowed struct {
+	name string
+	reference.AllowedTensor
+}
+
+// allowedTensors returns out's sets, then arg's when the result has one.
+func allowedTensors(a reference.Allowed) []namedAllowed {
+	ts := []namedAllowed{{"out", a.Out}}
+	if a.Arg != nil {
+		ts = append(ts, namedAllowed{"arg", *a.Arg})
+	}
+	return ts
+}
+
+// outcomesJSON writes one element's allowed set.
+func outcomesJSON(dt scatter.DType, o reference.Outcomes) []byte {
 	var b bytes.Buffer
 	b.WriteString("{")
 	sep := ""
@@ -265,31 +256,28 @@ func (a *elemAllowed) json(dt scatter.DType, isArg bool) []byte {
 		sep = ","
 	}
 	switch {
-	case a.any:
+	case o.Any:
 		field("any", []byte("true"))
-	case a.unverified:
-		field("text", quote(a.text))
-		field("unverified", []byte("true"))
 	default:
-		if len(a.vals) > 0 || !a.hasRange {
+		if len(o.Values) > 0 || !o.Range {
 			var vs bytes.Buffer
 			vs.WriteString("[")
-			for i, v := range a.vals {
+			for i, v := range o.Values {
 				if i > 0 {
 					vs.WriteString(",")
 				}
-				vs.Write(valueJSON(dt, isArg, v))
+				vs.Write(valueJSON(dt, v))
 			}
 			vs.WriteString("]")
 			field("values", vs.Bytes())
 		}
-		if a.hasRange {
-			field("lo", valueJSON(dt, false, aval{f: a.lo}))
-			field("hi", valueJSON(dt, false, aval{f: a.hi}))
+		if o.Range {
+			field("lo", valueJSON(dt, scatter.Float(o.Lo)))
+			field("hi", valueJSON(dt, scatter.Float(o.Hi)))
 		}
 	}
-	if a.note != "" {
-		field("note", quote(a.note))
+	if o.Note != "" {
+		field("note", quote(o.Note))
 	}
 	b.WriteString("}")
 	return b.Bytes()
@@ -300,27 +288,28 @@ func quote(s string) []byte {
 	return b
 }
 
-// valueJSON writes a value as the protocol writes scalars: a JSON number
-// (a float always with a '.' or an exponent, so that -0.0 keeps its
-// sign), "nan", "inf" or "-inf"; true or false for bool.
-func valueJSON(dt scatter.DType, isArg bool, v aval) []byte {
+// valueJSON writes a value of dtype dt as the protocol writes scalars: a
+// JSON number (a float always with a '.' or an exponent, so that -0.0
+// keeps its sign), "nan", "inf" or "-inf"; true or false for bool.
+func valueJSON(dt scatter.DType, v scatter.Scalar) []byte {
+	f := v.Float64()
 	switch {
-	case isArg || dt.IsInt():
-		return []byte(strconv.FormatInt(v.i, 10))
+	case dt.IsInt():
+		return []byte(strconv.FormatInt(v.Int64(), 10))
 	case dt == scatter.DTBool:
-		return []byte(strconv.FormatBool(v.i != 0))
-	case math.IsNaN(v.f):
+		return []byte(strconv.FormatBool(v.Int64() != 0))
+	case math.IsNaN(f):
 		return []byte(`"nan"`)
-	case math.IsInf(v.f, 1):
+	case math.IsInf(f, 1):
 		return []byte(`"inf"`)
-	case math.IsInf(v.f, -1):
+	case math.IsInf(f, -1):
 		return []byte(`"-inf"`)
 	}
 	size := 64
 	if dt == scatter.DTFloat32 {
 		size = 32
 	}
-	s := strconv.FormatFloat(v.f, 'g', -1, size)
+	s := strconv.FormatFloat(f, 'g', -1, size)
 	if !bytes.ContainsAny([]byte(s), ".e") {
 		s += ".0"
 	}

@@ -99,7 +99,7 @@ func writeRepro(folder, name string, r *runReport, cr *caseResult) error {
 	put("got_out.npy", f.res.Out)
 	put("got_arg.npy", f.res.Arg)
 	if exp.Codes() == nil {
-		if lo, hi, ok := allowedBounds(exp, r.Level, "out"); ok {
+		if lo, hi, ok := allowedBounds(exp, r.Level); ok {
 			put("allowed_lo.npy", lo)
 			put("allowed_hi.npy", hi)
 		}
