@@ -28,7 +28,7 @@ type Mutant struct {
 type mutant struct {
 	name string
 	base scatter.Backend
-	run  func(base scatter.Backend, c scatter.Call) (scatter.Result, error)
+	run  runFunc
 }
 
 func (m *mutant) Info() scatter.Info {
@@ -39,447 +39,514 @@ func (m *mutant) Info() scatter.Info {
 
 func (m *mutant) Run(c scatter.Call) (scatter.Result, error) { return m.run(m.base, c) }
 
+// mutantEntry is one mutant of the zoo: its name, its bug in a sentence,
+// and how it runs a call on the base backend; fresh, for a mutant with
+// state, builds its run function anew for each Mutants call.
+type mutantEntry struct {
+	name, bug string
+	run       runFunc
+	fresh     func() runFunc
+}
+
+// runFunc runs call c on the base backend b with one bug injected.
+type runFunc func(b scatter.Backend, c scatter.Call) (scatter.Result, error)
+
+// zoo is the mutant zoo, in the order Mutants returns it.
+var zoo = []mutantEntry{
+	{name: "negative-index-wrapped",
+		bug: "negative index values in [-size, -1] are wrapped Python-style (index_fill_'s rule) instead of raising index_out_of_range",
+		run: negativeIndexWrapped},
+	{name: "nan-dropped-amax",
+		bug: "amax/amin compare with > and < only, so a NaN in src never wins (dropped) instead of propagating",
+		run: nanDroppedAmax},
+	{name: "include-self-ignored",
+		bug: "include_self=False is ignored: self always takes part in the reduction",
+		run: includeSelfIgnored},
+	{name: "untouched-zeroed",
+		bug: "scatter_reduce with include_self=False starts from zeros_like(self) instead of self, so untouched elements become 0",
+		run: untouchedZeroed},
+	{name: "mean-counts-self-wrongly",
+		bug: "scatter_reduce mean with include_self=True sums self in but divides by the number of src contributions only",
+		run: meanCountsSelfWrongly},
+	{name: "int-mean-truncates",
+		bug: "integer mean divides with truncation toward zero instead of PyTorch's floor division",
+		run: intMeanTruncates},
+	{name: "duplicate-scatter-sums-writers",
+		bug: "plain scatter (no reduce) with duplicate targets writes the sum of the writers, a value none of them wrote",
+		run: duplicateScatterSumsWriters},
+	{name: "tail-dropped",
+		bug: "the last index position along dim is never read (an off-by-one loop bound)",
+		run: tailDropped},
+	{name: "int8-amax-identity-zero",
+		bug: "scatter_reduce amax with include_self=False on int8 starts each group from 0 instead of -128 (visible when every contribution is negative)",
+		run: int8AmaxIdentityZero},
+	{name: "scalar-value-rounded",
+		bug: "a float scalar value scattered into an integer tensor is rounded to nearest instead of truncated toward zero",
+		run: scalarValueRounded},
+	{name: "empty-index-shape-checked",
+		bug: "the shape rules are checked for an empty index too, where PyTorch skips them",
+		run: emptyIndexShapeChecked},
+	{name: "half-truncated",
+		bug: "float16/bfloat16 sums, means and products are computed in float32 and stored by truncation (round toward zero) instead of rounding to nearest",
+		run: halfTruncated},
+	{name: "fill-value-ignored",
+		bug: "torch_scatter 1.x scatter_add ignores fill_value: the output starts from zeros",
+		run: fillValueIgnored},
+	{name: "ts-broadcast-wrong",
+		bug: "torch_scatter 2.x broadcasts a 1-d index along src's first dimension instead of along dim",
+		run: tsBroadcastWrong},
+	{name: "fsharp-none-as-zero",
+		bug: "an F# index given as None is read as index 0 instead of the position itself",
+		run: fsharpNoneAsZero},
+	{name: "negative-dim-wrong",
+		bug: "a negative dim (and torch_scatter's default dim=-1) is taken as dimension 0 instead of counting from the end",
+		run: negativeDimWrong},
+	{name: "int-sum-saturates",
+		bug: "integer sums saturate at the dtype's limits (a saturating SIMD add) instead of wrapping around",
+		run: intSumSaturates},
+	{name: "stride-ignored",
+		bug: "a non-contiguous input is read as if it were contiguous from its offset (a fast path that checks only the offset)",
+		run: strideIgnored},
+	{name: "flaky-duplicates",
+		bug:   "plain scatter with duplicate targets lets the last writer win on one call and the first on the next, while claiming determinism",
+		fresh: newFlakyDuplicates},
+	{name: "writes-self",
+		bug: "the operation runs in place: the result is written into self's memory too",
+		run: writesSelf},
+	{name: "panics-on-empty-index",
+		bug: "an empty index tensor makes the backend read index[0] and panic",
+		run: panicsOnEmptyIndex},
+	{name: "gather-index-clamped",
+		bug: "gather clamps an out-of-range index into [0, size) instead of raising index_out_of_range",
+		run: gatherIndexClamped},
+}
+
 // Mutants returns the mutant zoo, fresh (each call builds new backends).
 func Mutants() []Mutant {
 	base := reference.New(scatter.Torch2)
-	var ms []Mutant
-	add := func(name, bug string, run func(scatter.Backend, scatter.Call) (scatter.Result, error)) {
-		ms = append(ms, Mutant{Name: name, Bug: bug, Backend: &mutant{name: name, base: base, run: run}})
+	ms := make([]Mutant, len(zoo))
+	for i, e := range zoo {
+		run := e.run
+		if e.fresh != nil {
+			run = e.fresh()
+		}
+		ms[i] = Mutant{Name: e.name, Bug: e.bug, Backend: &mutant{name: e.name, base: base, run: run}}
 	}
-
-	add("negative-index-wrapped",
-		"negative index values in [-size, -1] are wrapped Python-style (index_fill_'s rule) instead of raising index_out_of_range",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			switch x := c.(type) {
-			case scatter.Scatter:
-				x.Index = wrapNegative(x.Index, dimSize(x.Self, x.Dim))
-				c = x
-			case scatter.ScatterAdd:
-				x.Index = wrapNegative(x.Index, dimSize(x.Self, x.Dim))
-				c = x
-			case scatter.ScatterReduce:
-				x.Index = wrapNegative(x.Index, dimSize(x.Self, x.Dim))
-				c = x
-			case scatter.IndexReduce:
-				x.Index = wrapNegative(x.Index, dimSize(x.Self, x.Dim))
-				c = x
-			case scatter.Gather:
-				x.Index = wrapNegative(x.Index, dimSize(x.Input, x.Dim))
-				c = x
-			}
-			return b.Run(c)
-		})
-
-	add("nan-dropped-amax",
-		"amax/amin compare with > and < only, so a NaN in src never wins (dropped) instead of propagating",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			switch x := c.(type) {
-			case scatter.ScatterReduce:
-				x.Src = dropNaN(x.Src, x.Reduce)
-				c = x
-			case scatter.IndexReduce:
-				x.Source = dropNaN(x.Source, x.Reduce)
-				c = x
-			}
-			return b.Run(c)
-		})
-
-	add("include-self-ignored",
-		"include_self=False is ignored: self always takes part in the reduction",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			switch x := c.(type) {
-			case scatter.ScatterReduce:
-				x.ExcludeSelf = false
-				c = x
-			case scatter.IndexReduce:
-				x.ExcludeSelf = false
-				c = x
-			}
-			return b.Run(c)
-		})
-
-	add("untouched-zeroed",
-		"scatter_reduce with include_self=False starts from zeros_like(self) instead of self, so untouched elements become 0",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			if x, ok := c.(scatter.ScatterReduce); ok && x.ExcludeSelf && x.Self.Validate() == nil {
-				x.Self = zerosLike(x.Self)
-				c = x
-			}
-			return b.Run(c)
-		})
-
-	add("mean-counts-self-wrongly",
-		"scatter_reduce mean with include_self=True sums self in but divides by the number of src contributions only",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			x, ok := c.(scatter.ScatterReduce)
-			if !ok || x.Reduce != scatter.ReduceMean || x.ExcludeSelf {
-				return b.Run(c)
-			}
-			return meanFromSum(b, x, func(sum float64, n int) float64 { return sum / float64(n) },
-				func(sum int64, n int64) int64 { return floorDiv(sum, n) }, 0)
-		})
-
-	add("int-mean-truncates",
-		"integer mean divides with truncation toward zero instead of PyTorch's floor division",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			x, ok := c.(scatter.ScatterReduce)
-			if !ok || x.Reduce != scatter.ReduceMean || !x.Self.DType().IsInt() {
-				return b.Run(c)
-			}
-			incl := 1
-			if x.ExcludeSelf {
-				incl = 0
-			}
-			return meanFromSum(b, x, nil, func(sum int64, n int64) int64 { return sum / n }, incl)
-		})
-
-	add("duplicate-scatter-sums-writers",
-		"plain scatter (no reduce) with duplicate targets writes the sum of the writers, a value none of them wrote",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			x, ok := c.(scatter.Scatter)
-			if !ok || x.Reduce != scatter.ReduceNone {
-				return b.Run(c)
-			}
-			if _, err := b.Run(c); err != nil {
-				return scatter.Result{}, err
-			}
-			counts := dimScatterCounts(x.Self, x.Dim, x.Index)
-			x.Self = fillWhere(x.Self, counts, identity(scatter.ReduceSum, x.Self.DType()))
-			x.Reduce = scatter.ReduceAdd
-			return b.Run(x)
-		})
-
-	add("tail-dropped",
-		"the last index position along dim is never read (an off-by-one loop bound)",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			drop := func(self, index scatter.Tensor, dim int) scatter.Tensor {
-				d, ok := scatter.WrapDim(dim, self.Dim())
-				if !ok || index.Validate() != nil || index.Dim() <= d || index.Shape[d] < 2 {
-					return index
-				}
-				return narrow(index, d, 0, index.Shape[d]-1)
-			}
-			switch x := c.(type) {
-			case scatter.Scatter:
-				x.Index = drop(x.Self, x.Index, x.Dim)
-				c = x
-			case scatter.ScatterAdd:
-				x.Index = drop(x.Self, x.Index, x.Dim)
-				c = x
-			case scatter.ScatterReduce:
-				x.Index = drop(x.Self, x.Index, x.Dim)
-				c = x
-			}
-			return b.Run(c)
-		})
-
-	add("int8-amax-identity-zero",
-		"scatter_reduce amax with include_self=False on int8 starts each group from 0 instead of -128 (visible when every contribution is negative)",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			x, ok := c.(scatter.ScatterReduce)
-			if !ok || x.Reduce != scatter.ReduceAmax || !x.ExcludeSelf || x.Self.DType() != scatter.DTInt8 {
-				return b.Run(c)
-			}
-			if _, err := b.Run(c); err != nil {
-				return scatter.Result{}, err
-			}
-			counts := dimScatterCounts(x.Self, x.Dim, x.Index)
-			x.Self = fillWhere(x.Self, counts, identity(scatter.ReduceSum, scatter.DTInt8))
-			x.ExcludeSelf = false
-			return b.Run(x)
-		})
-
-	add("scalar-value-rounded",
-		"a float scalar value scattered into an integer tensor is rounded to nearest instead of truncated toward zero",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			if x, ok := c.(scatter.Scatter); ok && x.Value != nil && x.Value.IsFloat() && x.Self.DType().IsInt() {
-				v := scatter.Float(math.Round(x.Value.Float64()))
-				x.Value = &v
-				c = x
-			}
-			return b.Run(c)
-		})
-
-	add("empty-index-shape-checked",
-		"the shape rules are checked for an empty index too, where PyTorch skips them",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			var self, index scatter.Tensor
-			var dim int
-			switch x := c.(type) {
-			case scatter.Scatter:
-				self, index, dim = x.Self, x.Index, x.Dim
-			case scatter.ScatterAdd:
-				self, index, dim = x.Self, x.Index, x.Dim
-			case scatter.ScatterReduce:
-				self, index, dim = x.Self, x.Index, x.Dim
-			case scatter.Gather:
-				self, index, dim = x.Input, x.Index, x.Dim
-			default:
-				return b.Run(c)
-			}
-			d, ok := scatter.WrapDim(dim, self.Dim())
-			if ok && index.Validate() == nil && index.NumEl() == 0 {
-				if max(index.Dim(), 1) != max(self.Dim(), 1) {
-					return scatter.Result{}, scatter.Errorf(scatter.ErrShapeMismatch, "Index tensor must have the same number of dimensions as self tensor")
-				}
-				for k := range index.Shape {
-					if k != d && index.Shape[k] > scatter.SizeAt(self.Shape, k) {
-						return scatter.Result{}, scatter.Errorf(scatter.ErrShapeMismatch, "Expected index %v to be smaller than self %v apart from dimension %d", index.Shape, self.Shape, d)
-					}
-				}
-			}
-			return b.Run(c)
-		})
-
-	add("half-truncated",
-		"float16/bfloat16 sums, means and products are computed in float32 and stored by truncation (round toward zero) instead of rounding to nearest",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			var self, src scatter.Tensor
-			switch x := c.(type) {
-			case scatter.ScatterAdd:
-				self, src = x.Self, x.Src
-			case scatter.ScatterReduce:
-				if x.Reduce == scatter.ReduceAmax || x.Reduce == scatter.ReduceAmin {
-					return b.Run(c)
-				}
-				self, src = x.Self, x.Src
-			case scatter.Scatter:
-				if x.Reduce == scatter.ReduceNone || x.Src.IsZero() {
-					return b.Run(c)
-				}
-				self, src = x.Self, x.Src
-			default:
-				return b.Run(c)
-			}
-			dt := self.DType()
-			if dt != scatter.DTFloat16 && dt != scatter.DTBFloat16 || src.DType() != dt || self.Validate() != nil || src.Validate() != nil {
-				return b.Run(c)
-			}
-			res, err := b.Run(withDimParts(c, toFloat32(self), dimIndex(c), toFloat32(src)))
-			if err != nil {
-				return res, err
-			}
-			return scatter.Result{Out: truncateTo(res.Out, dt)}, nil
-		})
-
-	add("fill-value-ignored",
-		"torch_scatter 1.x scatter_add ignores fill_value: the output starts from zeros",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			if x, ok := c.(scatter.TorchScatterAdd); ok && x.Out.IsZero() {
-				x.FillValue = scatter.Int(0)
-				c = x
-			}
-			return b.Run(c)
-		})
-
-	add("ts-broadcast-wrong",
-		"torch_scatter 2.x broadcasts a 1-d index along src's first dimension instead of along dim",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			x, ok := c.(scatter.TorchScatter)
-			if !ok || x.Src.Validate() != nil || x.Index.Validate() != nil || x.Index.Dim() != 1 || x.Src.Dim() < 2 {
-				return b.Run(c)
-			}
-			n := x.Src.Dim()
-			d := scatter.DimOr(x.Dim, -1)
-			if d < 0 {
-				d += n
-			}
-			if d <= 0 || d >= n {
-				return b.Run(c)
-			}
-			L := x.Index.Shape[0]
-			st := make([]int, n)
-			switch {
-			case L == x.Src.Shape[0]:
-				st[0] = x.Index.StridesOrDefault()[0]
-			case L == 1:
-			default:
-				return scatter.Result{}, scatter.Errorf(scatter.ErrShapeMismatch,
-					"The expanded size of the tensor (%d) must match the existing size (%d) at non-singleton dimension 0", x.Src.Shape[0], L)
-			}
-			x.Index = scatter.Tensor{Shape: slices.Clone(x.Src.Shape), Strides: st, Offset: x.Index.Offset, Data: x.Index.Data}
-			return b.Run(x)
-		})
-
-	add("fsharp-none-as-zero",
-		"an F# index given as None is read as index 0 instead of the position itself",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			zero := func(idx []scatter.Tensor) []scatter.Tensor {
-				out := slices.Clone(idx)
-				for k, t := range out {
-					if t.IsZero() {
-						out[k] = scatter.Scalar0D(int64(0))
-					}
-				}
-				return out
-			}
-			switch x := c.(type) {
-			case scatter.TensorScatter:
-				x.Indices = zero(x.Indices)
-				c = x
-			case scatter.TensorGather:
-				if slices.ContainsFunc(x.Indices, func(t scatter.Tensor) bool { return !t.IsZero() }) {
-					x.Indices = zero(x.Indices)
-					c = x
-				}
-			}
-			return b.Run(c)
-		})
-
-	add("negative-dim-wrong",
-		"a negative dim (and torch_scatter's default dim=-1) is taken as dimension 0 instead of counting from the end",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			fix := func(d int) int {
-				if d < 0 {
-					return 0
-				}
-				return d
-			}
-			switch x := c.(type) {
-			case scatter.Scatter:
-				x.Dim = fix(x.Dim)
-				c = x
-			case scatter.ScatterAdd:
-				x.Dim = fix(x.Dim)
-				c = x
-			case scatter.ScatterReduce:
-				x.Dim = fix(x.Dim)
-				c = x
-			case scatter.IndexReduce:
-				x.Dim = fix(x.Dim)
-				c = x
-			case scatter.Gather:
-				x.Dim = fix(x.Dim)
-				c = x
-			case scatter.TorchScatter:
-				x.Dim = scatter.Ptr(fix(scatter.DimOr(x.Dim, -1)))
-				c = x
-			case scatter.TorchScatterAdd:
-				x.Dim = scatter.Ptr(fix(scatter.DimOr(x.Dim, -1)))
-				c = x
-			}
-			return b.Run(c)
-		})
-
-	add("int-sum-saturates",
-		"integer sums saturate at the dtype's limits (a saturating SIMD add) instead of wrapping around",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			switch x := c.(type) {
-			case scatter.ScatterAdd:
-			case scatter.ScatterReduce:
-				if x.Reduce != scatter.ReduceSum {
-					return b.Run(c)
-				}
-			case scatter.Scatter:
-				if x.Reduce != scatter.ReduceAdd || x.Src.IsZero() {
-					return b.Run(c)
-				}
-			default:
-				return b.Run(c)
-			}
-			self, _, _, src := dimParts(c)
-			dt := self.DType()
-			if dt == scatter.DTInt64 || !dt.IsInt() || src.DType() != dt {
-				return b.Run(c)
-			}
-			if _, err := b.Run(c); err != nil {
-				return scatter.Result{}, err
-			}
-			res, err := b.Run(withDimParts(c, toInt64(self), dimIndex(c), toInt64(src)))
-			if err != nil {
-				return res, err
-			}
-			return scatter.Result{Out: saturateTo(res.Out, dt)}, nil
-		})
-
-	add("stride-ignored",
-		"a non-contiguous input is read as if it were contiguous from its offset (a fast path that checks only the offset)",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			c = mapCall(c, func(_ string, t scatter.Tensor) scatter.Tensor {
-				if t.Strides == nil || slices.Equal(t.Strides, scatter.ContiguousStrides(t.Shape)) {
-					return t
-				}
-				u := scatter.Tensor{Shape: t.Shape, Offset: t.Offset, Data: t.Data}
-				if u.Validate() != nil {
-					return t
-				}
-				return u
-			})
-			return b.Run(c)
-		})
-
-	var flips atomic.Int64
-	add("flaky-duplicates",
-		"plain scatter with duplicate targets lets the last writer win on one call and the first on the next, while claiming determinism",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			x, ok := c.(scatter.Scatter)
-			if !ok || x.Reduce != scatter.ReduceNone || x.Src.IsZero() || flips.Add(1)%2 == 0 {
-				return b.Run(c)
-			}
-			if _, err := b.Run(c); err != nil {
-				return scatter.Result{}, err
-			}
-			d, _ := scatter.WrapDim(x.Dim, x.Self.Dim())
-			if x.Index.Dim() <= d || x.Src.Dim() <= d {
-				return b.Run(c)
-			}
-			n := x.Index.Shape[d]
-			rev := make([]int, n)
-			for i := range rev {
-				rev[i] = n - 1 - i
-			}
-			x.Index, x.Src = permuteAlong(x.Index, d, rev), permuteAlong(x.Src, d, rev)
-			return b.Run(x)
-		})
-
-	add("writes-self",
-		"the operation runs in place: the result is written into self's memory too",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			res, err := b.Run(c)
-			if err != nil {
-				return res, err
-			}
-			var self scatter.Tensor
-			switch x := c.(type) {
-			case scatter.Scatter:
-				self = x.Self
-			case scatter.ScatterAdd:
-				self = x.Self
-			case scatter.ScatterReduce:
-				self = x.Self
-			case scatter.IndexReduce:
-				self = x.Self
-			default:
-				return res, err
-			}
-			writeInto(self, res.Out)
-			return res, err
-		})
-
-	add("panics-on-empty-index",
-		"an empty index tensor makes the backend read index[0] and panic",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			for name, t := range c.Tensors() {
-				if (name == "index" || strings.HasPrefix(name, "indices")) && t.Validate() == nil && t.NumEl() == 0 {
-					first := indexInts(t)[0] // runtime error: index out of range [0] with length 0
-					_ = first
-				}
-			}
-			return b.Run(c)
-		})
-
-	add("gather-index-clamped",
-		"gather clamps an out-of-range index into [0, size) instead of raising index_out_of_range",
-		func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-			if x, ok := c.(scatter.Gather); ok {
-				if n := dimSize(x.Input, x.Dim); n > 0 {
-					x.Index = mapIndex(x.Index, func(v int64) int64 { return max(0, min(int64(n-1), v)) })
-					c = x
-				}
-			}
-			return b.Run(c)
-		})
 	return ms
+}
+
+// negativeIndexWrapped runs the mutant negative-index-wrapped.
+func negativeIndexWrapped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	switch x := c.(type) {
+	case scatter.Scatter:
+		x.Index = wrapNegative(x.Index, dimSize(x.Self, x.Dim))
+		c = x
+	case scatter.ScatterAdd:
+		x.Index = wrapNegative(x.Index, dimSize(x.Self, x.Dim))
+		c = x
+	case scatter.ScatterReduce:
+		x.Index = wrapNegative(x.Index, dimSize(x.Self, x.Dim))
+		c = x
+	case scatter.IndexReduce:
+		x.Index = wrapNegative(x.Index, dimSize(x.Self, x.Dim))
+		c = x
+	case scatter.Gather:
+		x.Index = wrapNegative(x.Index, dimSize(x.Input, x.Dim))
+		c = x
+	}
+	return b.Run(c)
+}
+
+// nanDroppedAmax runs the mutant nan-dropped-amax.
+func nanDroppedAmax(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	switch x := c.(type) {
+	case scatter.ScatterReduce:
+		x.Src = dropNaN(x.Src, x.Reduce)
+		c = x
+	case scatter.IndexReduce:
+		x.Source = dropNaN(x.Source, x.Reduce)
+		c = x
+	}
+	return b.Run(c)
+}
+
+// includeSelfIgnored runs the mutant include-self-ignored.
+func includeSelfIgnored(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	switch x := c.(type) {
+	case scatter.ScatterReduce:
+		x.ExcludeSelf = false
+		c = x
+	case scatter.IndexReduce:
+		x.ExcludeSelf = false
+		c = x
+	}
+	return b.Run(c)
+}
+
+// untouchedZeroed runs the mutant untouched-zeroed.
+func untouchedZeroed(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	if x, ok := c.(scatter.ScatterReduce); ok && x.ExcludeSelf && x.Self.Validate() == nil {
+		x.Self = zerosLike(x.Self)
+		c = x
+	}
+	return b.Run(c)
+}
+
+// meanCountsSelfWrongly runs the mutant mean-counts-self-wrongly.
+func meanCountsSelfWrongly(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	x, ok := c.(scatter.ScatterReduce)
+	if !ok || x.Reduce != scatter.ReduceMean || x.ExcludeSelf {
+		return b.Run(c)
+	}
+	return meanFromSum(b, x, func(sum float64, n int) float64 { return sum / float64(n) },
+		func(sum int64, n int64) int64 { return floorDiv(sum, n) }, 0)
+}
+
+// intMeanTruncates runs the mutant int-mean-truncates.
+func intMeanTruncates(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	x, ok := c.(scatter.ScatterReduce)
+	if !ok || x.Reduce != scatter.ReduceMean || !x.Self.DType().IsInt() {
+		return b.Run(c)
+	}
+	incl := 1
+	if x.ExcludeSelf {
+		incl = 0
+	}
+	return meanFromSum(b, x, nil, func(sum int64, n int64) int64 { return sum / n }, incl)
+}
+
+// duplicateScatterSumsWriters runs the mutant duplicate-scatter-sums-writers.
+func duplicateScatterSumsWriters(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	x, ok := c.(scatter.Scatter)
+	if !ok || x.Reduce != scatter.ReduceNone {
+		return b.Run(c)
+	}
+	if _, err := b.Run(c); err != nil {
+		return scatter.Result{}, err
+	}
+	counts := dimScatterCounts(x.Self, x.Dim, x.Index)
+	x.Self = fillWhere(x.Self, counts, identity(scatter.ReduceSum, x.Self.DType()))
+	x.Reduce = scatter.ReduceAdd
+	return b.Run(x)
+}
+
+// tailDropped runs the mutant tail-dropped.
+func tailDropped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	drop := func(self, index scatter.Tensor, dim int) scatter.Tensor {
+		d, ok := scatter.WrapDim(dim, self.Dim())
+		if !ok || index.Validate() != nil || index.Dim() <= d || index.Shape[d] < 2 {
+			return index
+		}
+		return narrow(index, d, 0, index.Shape[d]-1)
+	}
+	switch x := c.(type) {
+	case scatter.Scatter:
+		x.Index = drop(x.Self, x.Index, x.Dim)
+		c = x
+	case scatter.ScatterAdd:
+		x.Index = drop(x.Self, x.Index, x.Dim)
+		c = x
+	case scatter.ScatterReduce:
+		x.Index = drop(x.Self, x.Index, x.Dim)
+		c = x
+	}
+	return b.Run(c)
+}
+
+// int8AmaxIdentityZero runs the mutant int8-amax-identity-zero.
+func int8AmaxIdentityZero(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	x, ok := c.(scatter.ScatterReduce)
+	if !ok || x.Reduce != scatter.ReduceAmax || !x.ExcludeSelf || x.Self.DType() != scatter.DTInt8 {
+		return b.Run(c)
+	}
+	if _, err := b.Run(c); err != nil {
+		return scatter.Result{}, err
+	}
+	counts := dimScatterCounts(x.Self, x.Dim, x.Index)
+	x.Self = fillWhere(x.Self, counts, identity(scatter.ReduceSum, scatter.DTInt8))
+	x.ExcludeSelf = false
+	return b.Run(x)
+}
+
+// scalarValueRounded runs the mutant scalar-value-rounded.
+func scalarValueRounded(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	if x, ok := c.(scatter.Scatter); ok && x.Value != nil && x.Value.IsFloat() && x.Self.DType().IsInt() {
+		v := scatter.Float(math.Round(x.Value.Float64()))
+		x.Value = &v
+		c = x
+	}
+	return b.Run(c)
+}
+
+// emptyIndexShapeChecked runs the mutant empty-index-shape-checked.
+func emptyIndexShapeChecked(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	var self, index scatter.Tensor
+	var dim int
+	switch x := c.(type) {
+	case scatter.Scatter:
+		self, index, dim = x.Self, x.Index, x.Dim
+	case scatter.ScatterAdd:
+		self, index, dim = x.Self, x.Index, x.Dim
+	case scatter.ScatterReduce:
+		self, index, dim = x.Self, x.Index, x.Dim
+	case scatter.Gather:
+		self, index, dim = x.Input, x.Index, x.Dim
+	default:
+		return b.Run(c)
+	}
+	d, ok := scatter.WrapDim(dim, self.Dim())
+	if ok && index.Validate() == nil && index.NumEl() == 0 {
+		if max(index.Dim(), 1) != max(self.Dim(), 1) {
+			return scatter.Result{}, scatter.Errorf(scatter.ErrShapeMismatch, "Index tensor must have the same number of dimensions as self tensor")
+		}
+		for k := range index.Shape {
+			if k != d && index.Shape[k] > scatter.SizeAt(self.Shape, k) {
+				return scatter.Result{}, scatter.Errorf(scatter.ErrShapeMismatch, "Expected index %v to be smaller than self %v apart from dimension %d", index.Shape, self.Shape, d)
+			}
+		}
+	}
+	return b.Run(c)
+}
+
+// halfTruncated runs the mutant half-truncated.
+func halfTruncated(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	var self, src scatter.Tensor
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+		self, src = x.Self, x.Src
+	case scatter.ScatterReduce:
+		if x.Reduce == scatter.ReduceAmax || x.Reduce == scatter.ReduceAmin {
+			return b.Run(c)
+		}
+		self, src = x.Self, x.Src
+	case scatter.Scatter:
+		if x.Reduce == scatter.ReduceNone || x.Src.IsZero() {
+			return b.Run(c)
+		}
+		self, src = x.Self, x.Src
+	default:
+		return b.Run(c)
+	}
+	dt := self.DType()
+	if dt != scatter.DTFloat16 && dt != scatter.DTBFloat16 || src.DType() != dt || self.Validate() != nil || src.Validate() != nil {
+		return b.Run(c)
+	}
+	res, err := b.Run(withDimParts(c, toFloat32(self), dimIndex(c), toFloat32(src)))
+	if err != nil {
+		return res, err
+	}
+	return scatter.Result{Out: truncateTo(res.Out, dt)}, nil
+}
+
+// fillValueIgnored runs the mutant fill-value-ignored.
+func fillValueIgnored(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	if x, ok := c.(scatter.TorchScatterAdd); ok && x.Out.IsZero() {
+		x.FillValue = scatter.Int(0)
+		c = x
+	}
+	return b.Run(c)
+}
+
+// tsBroadcastWrong runs the mutant ts-broadcast-wrong.
+func tsBroadcastWrong(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	x, ok := c.(scatter.TorchScatter)
+	if !ok || x.Src.Validate() != nil || x.Index.Validate() != nil || x.Index.Dim() != 1 || x.Src.Dim() < 2 {
+		return b.Run(c)
+	}
+	n := x.Src.Dim()
+	d := scatter.DimOr(x.Dim, -1)
+	if d < 0 {
+		d += n
+	}
+	if d <= 0 || d >= n {
+		return b.Run(c)
+	}
+	L := x.Index.Shape[0]
+	st := make([]int, n)
+	switch {
+	case L == x.Src.Shape[0]:
+		st[0] = x.Index.StridesOrDefault()[0]
+	case L == 1:
+	default:
+		return scatter.Result{}, scatter.Errorf(scatter.ErrShapeMismatch,
+			"The expanded size of the tensor (%d) must match the existing size (%d) at non-singleton dimension 0", x.Src.Shape[0], L)
+	}
+	x.Index = scatter.Tensor{Shape: slices.Clone(x.Src.Shape), Strides: st, Offset: x.Index.Offset, Data: x.Index.Data}
+	return b.Run(x)
+}
+
+// fsharpNoneAsZero runs the mutant fsharp-none-as-zero.
+func fsharpNoneAsZero(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	zero := func(idx []scatter.Tensor) []scatter.Tensor {
+		out := slices.Clone(idx)
+		for k, t := range out {
+			if t.IsZero() {
+				out[k] = scatter.Scalar0D(int64(0))
+			}
+		}
+		return out
+	}
+	switch x := c.(type) {
+	case scatter.TensorScatter:
+		x.Indices = zero(x.Indices)
+		c = x
+	case scatter.TensorGather:
+		if slices.ContainsFunc(x.Indices, func(t scatter.Tensor) bool { return !t.IsZero() }) {
+			x.Indices = zero(x.Indices)
+			c = x
+		}
+	}
+	return b.Run(c)
+}
+
+// negativeDimWrong runs the mutant negative-dim-wrong.
+func negativeDimWrong(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	fix := func(d int) int {
+		if d < 0 {
+			return 0
+		}
+		return d
+	}
+	switch x := c.(type) {
+	case scatter.Scatter:
+		x.Dim = fix(x.Dim)
+		c = x
+	case scatter.ScatterAdd:
+		x.Dim = fix(x.Dim)
+		c = x
+	case scatter.ScatterReduce:
+		x.Dim = fix(x.Dim)
+		c = x
+	case scatter.IndexReduce:
+		x.Dim = fix(x.Dim)
+		c = x
+	case scatter.Gather:
+		x.Dim = fix(x.Dim)
+		c = x
+	case scatter.TorchScatter:
+		x.Dim = scatter.Ptr(fix(scatter.DimOr(x.Dim, -1)))
+		c = x
+	case scatter.TorchScatterAdd:
+		x.Dim = scatter.Ptr(fix(scatter.DimOr(x.Dim, -1)))
+		c = x
+	}
+	return b.Run(c)
+}
+
+// intSumSaturates runs the mutant int-sum-saturates.
+func intSumSaturates(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+	case scatter.ScatterReduce:
+		if x.Reduce != scatter.ReduceSum {
+			return b.Run(c)
+		}
+	case scatter.Scatter:
+		if x.Reduce != scatter.ReduceAdd || x.Src.IsZero() {
+			return b.Run(c)
+		}
+	default:
+		return b.Run(c)
+	}
+	self, _, _, src := dimParts(c)
+	dt := self.DType()
+	if dt == scatter.DTInt64 || !dt.IsInt() || src.DType() != dt {
+		return b.Run(c)
+	}
+	if _, err := b.Run(c); err != nil {
+		return scatter.Result{}, err
+	}
+	res, err := b.Run(withDimParts(c, toInt64(self), dimIndex(c), toInt64(src)))
+	if err != nil {
+		return res, err
+	}
+	return scatter.Result{Out: saturateTo(res.Out, dt)}, nil
+}
+
+// strideIgnored runs the mutant stride-ignored.
+func strideIgnored(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	c = mapCall(c, func(_ string, t scatter.Tensor) scatter.Tensor {
+		if t.Strides == nil || slices.Equal(t.Strides, scatter.ContiguousStrides(t.Shape)) {
+			return t
+		}
+		u := scatter.Tensor{Shape: t.Shape, Offset: t.Offset, Data: t.Data}
+		if u.Validate() != nil {
+			return t
+		}
+		return u
+	})
+	return b.Run(c)
+}
+
+// newFlakyDuplicates returns the run function of the mutant
+// flaky-duplicates, with its own count of calls.
+func newFlakyDuplicates() runFunc {
+	var flips atomic.Int64
+	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+		x, ok := c.(scatter.Scatter)
+		if !ok || x.Reduce != scatter.ReduceNone || x.Src.IsZero() || flips.Add(1)%2 == 0 {
+			return b.Run(c)
+		}
+		if _, err := b.Run(c); err != nil {
+			return scatter.Result{}, err
+		}
+		d, _ := scatter.WrapDim(x.Dim, x.Self.Dim())
+		if x.Index.Dim() <= d || x.Src.Dim() <= d {
+			return b.Run(c)
+		}
+		n := x.Index.Shape[d]
+		rev := make([]int, n)
+		for i := range rev {
+			rev[i] = n - 1 - i
+		}
+		x.Index, x.Src = permuteAlong(x.Index, d, rev), permuteAlong(x.Src, d, rev)
+		return b.Run(x)
+	}
+}
+
+// writesSelf runs the mutant writes-self.
+func writesSelf(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	if err != nil {
+		return res, err
+	}
+	var self scatter.Tensor
+	switch x := c.(type) {
+	case scatter.Scatter:
+		self = x.Self
+	case scatter.ScatterAdd:
+		self = x.Self
+	case scatter.ScatterReduce:
+		self = x.Self
+	case scatter.IndexReduce:
+		self = x.Self
+	default:
+		return res, err
+	}
+	writeInto(self, res.Out)
+	return res, err
+}
+
+// panicsOnEmptyIndex runs the mutant panics-on-empty-index.
+func panicsOnEmptyIndex(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	for name, t := range c.Tensors() {
+		if (name == "index" || strings.HasPrefix(name, "indices")) && t.Validate() == nil && t.NumEl() == 0 {
+			first := indexInts(t)[0] // runtime error: index out of range [0] with length 0
+			_ = first
+		}
+	}
+	return b.Run(c)
+}
+
+// gatherIndexClamped runs the mutant gather-index-clamped.
+func gatherIndexClamped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	if x, ok := c.(scatter.Gather); ok {
+		if n := dimSize(x.Input, x.Dim); n > 0 {
+			x.Index = mapIndex(x.Index, func(v int64) int64 { return max(0, min(int64(n-1), v)) })
+			c = x
+		}
+	}
+	return b.Run(c)
 }
 
 // ---- helpers of the mutants ----
