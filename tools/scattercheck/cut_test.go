@@ -87,10 +87,11 @@ func TestCutShort(t *testing.T) {
 		judged bool // some cases were judged before the cut
 		reason string
 	}{
-		{"SIGTERM, slow answers", slow, nil, syscall.SIGTERM, 3 * time.Second, true, "interrupted by SIGTERM"},
-		{"SIGINT, slow answers", slow, nil, syscall.SIGINT, 3 * time.Second, true, "interrupted by SIGINT"},
+		// (5 s: time enough for a loaded machine to judge a case or two)
+		{"SIGTERM, slow answers", slow, nil, syscall.SIGTERM, 5 * time.Second, true, "interrupted by SIGTERM"},
+		{"SIGINT, slow answers", slow, nil, syscall.SIGINT, 5 * time.Second, true, "interrupted by SIGINT"},
 		{"SIGTERM, no hello", "sleep 301", nil, syscall.SIGTERM, time.Second, false, "interrupted by SIGTERM"},
-		{"-deadline", slow, []string{"-deadline", "3s"}, 0, 0, true, "-deadline of 3s was reached"},
+		{"-deadline", slow, []string{"-deadline", "5s"}, 0, 0, true, "-deadline of 5s was reached"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
