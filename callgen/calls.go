@@ -193,38 +193,83 @@ func (g *Drawer) corrupting() bool { return !g.o.Valid && g.Chance(g.o.FaultPerc
 // scatterReductions are scatter_reduce's reductions.
 var scatterReductions = []scatter.Reduce{scatter.ReduceSum, scatter.ReduceProd, scatter.ReduceMean, scatter.ReduceAmax, scatter.ReduceAmin}
 
-// dimScatterCall draws a scatter, scatter_add or scatter_reduce call.
+// dimDraft is a scatter, scatter_add or scatter_reduce call being drawn:
+// the steps of DimScatterCall fill it in order.
+type dimDraft struct {
+	op       scatter.Op
+	dt       scatter.DType
+	long     bool // Want.LongIndex
+	r        int  // self's rank
+	self     []int
+	d        int // the dim, wrapped
+	dim      int // the dim as passed (maybe negative, maybe broken)
+	hasSrc   bool
+	reduce   scatter.Reduce
+	exclude  bool
+	idx      []int // the index's shape
+	srcShape []int
+	idxDT    scatter.DType
+	srcDT    scatter.DType
+	bad      badIndex
+	overflow bool
+}
+
+// DimScatterCall draws a scatter, scatter_add or scatter_reduce call:
+// self's shape and dim, the reduction, the index's and src's shapes, at
+// most one fault, then the tensors.
 func (g *Drawer) DimScatterCall(op scatter.Op) scatter.Call {
-	dt := g.DType(op, nil)
-	long := g.o.Want.LongIndex
-	r := g.Rank(0)
-	if long && r == 0 {
-		r = 1
+	c := g.dimSelf(op)
+	g.dimReduction(c)
+	g.dimIndexShape(c)
+	c.idxDT = g.IndexDType(g.o.Profile.Int32Index())
+	c.srcDT = c.dt
+	c.bad = goodIndex
+	if !c.long && (!g.o.Valid && g.Chance(5) || g.o.Valid && g.Chance(3)) {
+		g.dimBogusEmpty(c)
+	} else if g.corrupting() {
+		g.dimFault(c)
 	}
-	self := g.Shape(r)
-	if long {
-		for k := range self {
-			self[k] = max(self[k], 1)
+	return g.dimTensors(c)
+}
+
+// dimSelf draws the dtype, self's shape and the dim.
+func (g *Drawer) dimSelf(op scatter.Op) *dimDraft {
+	c := &dimDraft{op: op, dt: g.DType(op, nil), long: g.o.Want.LongIndex}
+	c.r = g.Rank(0)
+	if c.long && c.r == 0 {
+		c.r = 1
+	}
+	c.self = g.Shape(c.r)
+	if c.long {
+		for k := range c.self {
+			c.self[k] = max(c.self[k], 1)
 		}
 	}
-	n := max(r, 1)
-	d := g.IntRange(0, n-1)
-	dim := g.DimArg(d, r)
+	n := max(c.r, 1)
+	c.d = g.IntRange(0, n-1)
+	c.dim = g.DimArg(c.d, c.r)
+	return c
+}
 
-	hasSrc := op != scatter.OpScatter || !g.Chance(30)
-	var reduce scatter.Reduce
-	exclude := false
-	switch op {
+// dimReduction draws whether src is given (plain scatter may take a
+// value instead), the reduction and include_self.
+func (g *Drawer) dimReduction(c *dimDraft) {
+	c.hasSrc = c.op != scatter.OpScatter || !g.Chance(30)
+	switch c.op {
 	case scatter.OpScatter:
-		reduce = []scatter.Reduce{scatter.ReduceNone, scatter.ReduceAdd, scatter.ReduceMultiply}[g.pick(50, 25, 25)]
+		c.reduce = []scatter.Reduce{scatter.ReduceNone, scatter.ReduceAdd, scatter.ReduceMultiply}[g.pick(50, 25, 25)]
 	case scatter.OpScatterReduce:
-		reduce = OneOf(g, scatterReductions...)
-		exclude = g.Chance(50)
+		c.reduce = OneOf(g, scatterReductions...)
+		c.exclude = g.Chance(50)
 	}
+}
 
-	// The index: self's rank, within self apart from dim, any length
-	// along dim (longer than self's size: duplicates).
-	idx := make([]int, r)
+// dimIndexShape draws the index's shape: self's rank, within self apart
+// from dim, any length along dim (longer than self's size: duplicates);
+// and src's, at least the index's.
+func (g *Drawer) dimIndexShape(c *dimDraft) {
+	self, d, long := c.self, c.d, c.long
+	idx := make([]int, c.r)
 	for k := range idx {
 		switch {
 		case k == d && long:
@@ -245,9 +290,9 @@ func (g *Drawer) DimScatterCall(op scatter.Op) scatter.Call {
 	}
 	switch {
 	case long:
-	case r == 0 && g.Chance(50):
+	case c.r == 0 && g.Chance(50):
 		idx = []int{g.IntRange(1, 3)}
-	case r == 1 && g.Chance(10):
+	case c.r == 1 && g.Chance(10):
 		idx = []int{}
 	}
 	g.fit(idx, min(d, len(idx)-1))
@@ -260,99 +305,101 @@ func (g *Drawer) DimScatterCall(op scatter.Op) scatter.Call {
 	if len(idx) == 0 && g.Chance(30) {
 		srcShape = []int{g.IntRange(1, 2)}
 	}
+	c.idx, c.srcShape = idx, srcShape
+}
 
-	idxDT := g.IndexDType(g.o.Profile.Int32Index())
-	srcDT := dt
-	bad := goodIndex
-	var value *scatter.Scalar
-	overflow := false
-	bogusEmpty := !long && (!g.o.Valid && g.Chance(5) || g.o.Valid && g.Chance(3))
-	if bogusEmpty {
-		// An empty index skips every shape and dtype rule (but src's
-		// dtype and dim): any rank, any sizes, even a float dtype.
-		idx = g.Shape(g.Rank(0))
-		if len(idx) == 0 {
-			idx = []int{0}
-		}
-		idx[g.IntRange(0, len(idx)-1)] = 0
-		if g.Chance(50) {
-			idxDT = g.badIndexDType()
-		}
-		srcShape = g.Shape(g.Rank(0))
-	} else if g.corrupting() {
-		switch g.pick(25, 15, 10, 10, 8, 8, 8, 6, 5, 5, 10) {
-		case 0:
-			bad = negIndex
-		case 1:
-			bad = bigIndex
-		case 2:
-			dim = g.badDim(r)
-		case 3:
-			idxDT = g.badIndexDType()
-		case 4:
-			srcDT = g.otherDType(op, dt)
-		case 5: // the index's rank differs from self's
-			if len(idx) > 1 && g.Chance(50) {
-				idx, srcShape = idx[1:], srcShape[1:]
-			} else {
-				idx, srcShape = append([]int{1}, idx...), append([]int{1}, srcShape...)
-			}
-		case 6: // larger than self in a dimension other than dim
-			if k := otherDim(g, len(idx), d); k >= 0 && k < len(self) {
-				idx[k] = self[k] + 1
-				srcShape[k] = max(srcShape[k], idx[k])
-			} else {
-				bad = bigIndex
-			}
-		case 7: // larger than src
-			if k := g.IntRange(0, max(len(idx), 1)-1); len(idx) > 0 && idx[k] > 0 {
-				srcShape[k] = idx[k] - 1
-			} else {
-				bad = negIndex
-			}
-		case 8: // src of another rank
-			if len(srcShape) > 1 && g.Chance(50) {
-				srcShape = srcShape[1:]
-			} else {
-				srcShape = append(srcShape, 1)
-			}
-		case 9:
-			if op == scatter.OpScatter {
-				reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceMean, "bogus", scatter.ReduceEmpty)
-			} else if op == scatter.OpScatterReduce {
-				reduce = OneOf(g, scatter.ReduceAdd, scatter.ReduceMultiply, "max", "min", scatter.ReduceEmpty)
-			} else {
-				bad = negIndex
-			}
-		case 10:
-			overflow = true
-		}
+// dimBogusEmpty makes the index empty: an empty index skips every shape
+// and dtype rule (but src's dtype and dim): any rank, any sizes, even a
+// float dtype.
+func (g *Drawer) dimBogusEmpty(c *dimDraft) {
+	c.idx = g.Shape(g.Rank(0))
+	if len(c.idx) == 0 {
+		c.idx = []int{0}
 	}
+	c.idx[g.IntRange(0, len(c.idx)-1)] = 0
+	if g.Chance(50) {
+		c.idxDT = g.badIndexDType()
+	}
+	c.srcShape = g.Shape(g.Rank(0))
+}
 
-	var spec Values
+// dimFault breaks the call toward one error path.
+func (g *Drawer) dimFault(c *dimDraft) {
+	switch g.pick(25, 15, 10, 10, 8, 8, 8, 6, 5, 5, 10) {
+	case 0:
+		c.bad = negIndex
+	case 1:
+		c.bad = bigIndex
+	case 2:
+		c.dim = g.badDim(c.r)
+	case 3:
+		c.idxDT = g.badIndexDType()
+	case 4:
+		c.srcDT = g.otherDType(c.op, c.dt)
+	case 5: // the index's rank differs from self's
+		if len(c.idx) > 1 && g.Chance(50) {
+			c.idx, c.srcShape = c.idx[1:], c.srcShape[1:]
+		} else {
+			c.idx, c.srcShape = append([]int{1}, c.idx...), append([]int{1}, c.srcShape...)
+		}
+	case 6: // larger than self in a dimension other than dim
+		if k := otherDim(g, len(c.idx), c.d); k >= 0 && k < len(c.self) {
+			c.idx[k] = c.self[k] + 1
+			c.srcShape[k] = max(c.srcShape[k], c.idx[k])
+		} else {
+			c.bad = bigIndex
+		}
+	case 7: // larger than src
+		if k := g.IntRange(0, max(len(c.idx), 1)-1); len(c.idx) > 0 && c.idx[k] > 0 {
+			c.srcShape[k] = c.idx[k] - 1
+		} else {
+			c.bad = negIndex
+		}
+	case 8: // src of another rank
+		if len(c.srcShape) > 1 && g.Chance(50) {
+			c.srcShape = c.srcShape[1:]
+		} else {
+			c.srcShape = append(c.srcShape, 1)
+		}
+	case 9:
+		if c.op == scatter.OpScatter {
+			c.reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceMean, "bogus", scatter.ReduceEmpty)
+		} else if c.op == scatter.OpScatterReduce {
+			c.reduce = OneOf(g, scatter.ReduceAdd, scatter.ReduceMultiply, "max", "min", scatter.ReduceEmpty)
+		} else {
+			c.bad = negIndex
+		}
+	case 10:
+		c.overflow = true
+	}
+}
+
+// dimTensors draws the tensors (or plain scatter's value) and returns the
+// call.
+func (g *Drawer) dimTensors(c *dimDraft) scatter.Call {
+	var vals Values
 	if g.o.Valid && g.Chance(50) || !g.o.Valid && g.Chance(30) {
-		spec = ExactValues(dt, scatter.Numel(srcShape)+1)
+		vals = ExactValues(c.dt, scatter.Numel(c.srcShape)+1)
 	} else {
-		spec = g.Values()
+		vals = g.Values()
 	}
-	call := struct {
-		self, index, src scatter.Tensor
-	}{}
-	call.self = g.Tensor(dt, self, g.Values(), AnyLayout)
-	call.index = g.indexTensor(idx, min(d, len(idx)-1), scatter.SizeAt(self, min(d, max(len(self)-1, 0))), idxDT, AnyLayout, g.Duplicates(), bad)
-	if hasSrc {
-		call.src = g.Tensor(srcDT, srcShape, spec, AnyLayout)
+	self := g.Tensor(c.dt, c.self, g.Values(), AnyLayout)
+	index := g.indexTensor(c.idx, min(c.d, len(c.idx)-1), scatter.SizeAt(c.self, min(c.d, max(len(c.self)-1, 0))), c.idxDT, AnyLayout, g.Duplicates(), c.bad)
+	var src scatter.Tensor
+	var value *scatter.Scalar
+	if c.hasSrc {
+		src = g.Tensor(c.srcDT, c.srcShape, vals, AnyLayout)
 	} else {
-		v := g.scalar(dt, overflow)
+		v := g.scalar(c.dt, c.overflow)
 		value = &v
 	}
-	switch op {
+	switch c.op {
 	case scatter.OpScatter:
-		return scatter.Scatter{Self: call.self, Dim: dim, Index: call.index, Src: call.src, Value: value, Reduce: reduce}
+		return scatter.Scatter{Self: self, Dim: c.dim, Index: index, Src: src, Value: value, Reduce: c.reduce}
 	case scatter.OpScatterAdd:
-		return scatter.ScatterAdd{Self: call.self, Dim: dim, Index: call.index, Src: call.src}
+		return scatter.ScatterAdd{Self: self, Dim: c.dim, Index: index, Src: src}
 	}
-	return scatter.ScatterReduce{Self: call.self, Dim: dim, Index: call.index, Src: call.src, Reduce: reduce, ExcludeSelf: exclude}
+	return scatter.ScatterReduce{Self: self, Dim: c.dim, Index: index, Src: src, Reduce: c.reduce, ExcludeSelf: c.exclude}
 }
 
 // otherDim returns a dimension of an n-d tensor other than d, or -1.
