@@ -177,6 +177,19 @@ func (r *runReport) title() string {
 // failures in full.
 func (r *runReport) print(w io.Writer, verbose bool) {
 	r.fillDetails()
+	r.printHeader(w)
+	r.printMatrix(w)
+	r.printProperties(w)
+	r.printFeatures(w, verbose)
+	r.printSkips(w)
+	r.printNotes(w)
+	r.printExpected(w)
+	r.printFailures(w, verbose)
+}
+
+// printHeader writes the title, the implementation, its claims, the
+// suites, the restarts and the notes.
+func (r *runReport) printHeader(w io.Writer) {
 	fmt.Fprintf(w, "\n== %s\n", r.title())
 	if r.Impl.Command != "" {
 		fmt.Fprintf(w, "   implementation: %s\n", r.Impl.Command)
@@ -197,8 +210,10 @@ func (r *runReport) print(w io.Writer, verbose bool) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "   note: %s\n", n)
 	}
+}
 
-	// operation × dtype
+// printMatrix writes the operation × dtype matrix and the counts by part.
+func (r *runReport) printMatrix(w io.Writer) {
 	byOpDT := map[scatter.Op]map[scatter.DType]counts{}
 	bySrc := map[string]counts{}
 	for _, cr := range r.Cases {
@@ -217,65 +232,73 @@ func (r *runReport) print(w io.Writer, verbose bool) {
 		}
 		byOpDT[cr.Op][cr.DType][cr.Status]++
 	}
-	if len(byOpDT) > 0 {
-		fmt.Fprintln(w)
-		tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
-		fmt.Fprint(tw, "operation\t")
+	if len(byOpDT) == 0 {
+		if len(bySrc) > 0 {
+			fmt.Fprintf(w, "\nby part: %s\n", byPart(bySrc))
+		}
+		return
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	fmt.Fprint(tw, "operation\t")
+	for _, dt := range scatter.DTypes {
+		fmt.Fprintf(tw, "%v\t", dt)
+	}
+	fmt.Fprintln(tw)
+	for _, op := range scatter.Ops {
+		row := byOpDT[op]
+		if row == nil {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t", op)
 		for _, dt := range scatter.DTypes {
-			fmt.Fprintf(tw, "%v\t", dt)
+			fmt.Fprintf(tw, "%s\t", cell(row[dt]))
 		}
 		fmt.Fprintln(tw)
-		for _, op := range scatter.Ops {
-			row := byOpDT[op]
-			if row == nil {
-				continue
-			}
-			fmt.Fprintf(tw, "%s\t", op)
-			for _, dt := range scatter.DTypes {
-				fmt.Fprintf(tw, "%s\t", cell(row[dt]))
-			}
-			fmt.Fprintln(tw)
-		}
-		tw.Flush()
-		var parts []string
-		for _, s := range append(slices.Clone(allSuites), "gate") {
-			if c := bySrc[s]; c != nil {
-				parts = append(parts, fmt.Sprintf("%s %s", s, cell(c)))
-			}
-		}
-		fmt.Fprintf(w, "by part: %s\n", strings.Join(parts, ", "))
 	}
-	if len(byOpDT) == 0 && len(bySrc) > 0 {
-		var parts []string
-		for _, s := range append(slices.Clone(allSuites), "gate") {
-			if c := bySrc[s]; c != nil {
-				parts = append(parts, fmt.Sprintf("%s %s", s, cell(c)))
-			}
-		}
-		fmt.Fprintf(w, "\nby part: %s\n", strings.Join(parts, ", "))
-	}
+	tw.Flush()
+	fmt.Fprintf(w, "by part: %s\n", byPart(bySrc))
+}
 
-	// the properties of package properties, one line each
+// byPart writes the counts of each part of the suite, in the suites'
+// order, the gate's own cases last.
+func byPart(bySrc map[string]counts) string {
+	var parts []string
+	for _, s := range append(slices.Clone(allSuites), "gate") {
+		if c := bySrc[s]; c != nil {
+			parts = append(parts, fmt.Sprintf("%s %s", s, cell(c)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printProperties writes the properties of package properties, three to
+// a line.
+func (r *runReport) printProperties(w io.Writer) {
 	var props []*caseResult
 	for _, cr := range r.Cases {
 		if cr.Source == suiteProperties {
 			props = append(props, cr)
 		}
 	}
-	if len(props) > 0 {
-		fmt.Fprintln(w, "\nproperties:")
-		tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
-		for i, cr := range props {
-			c := counts{cr.Status: 1}
-			fmt.Fprintf(tw, "  %s\t%s\t", strings.TrimPrefix(cr.ID, "property/"), cell(c))
-			if i%3 == 2 || i == len(props)-1 {
-				fmt.Fprintln(tw)
-			}
-		}
-		tw.Flush()
+	if len(props) == 0 {
+		return
 	}
+	fmt.Fprintln(w, "\nproperties:")
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	for i, cr := range props {
+		c := counts{cr.Status: 1}
+		fmt.Fprintf(tw, "  %s\t%s\t", strings.TrimPrefix(cr.ID, "property/"), cell(c))
+		if i%3 == 2 || i == len(props)-1 {
+			fmt.Fprintln(tw)
+		}
+	}
+	tw.Flush()
+}
 
-	// features
+// printFeatures writes the counts per feature: those with a failure, or
+// all when verbose.
+func (r *runReport) printFeatures(w io.Writer, verbose bool) {
 	byFeat := map[string]counts{}
 	for _, cr := range r.Cases {
 		for _, f := range cr.Features {
@@ -285,73 +308,83 @@ func (r *runReport) print(w io.Writer, verbose bool) {
 			byFeat[f][cr.Status]++
 		}
 	}
-	if len(byFeat) > 0 {
-		feats := make([]string, 0, len(byFeat))
-		quiet := 0
-		for f, c := range byFeat {
-			if verbose || c[stFail]+c[stUnsup]+c[stXfail]+c[stXpass] > 0 {
-				feats = append(feats, f)
-			} else {
-				quiet++
-			}
-		}
-		sort.Strings(feats)
-		if len(feats) == 0 {
-			fmt.Fprintf(w, "\nfeatures: each of the %d passed or was skipped throughout (-v lists them)\n", quiet)
+	if len(byFeat) == 0 {
+		return
+	}
+	feats := make([]string, 0, len(byFeat))
+	quiet := 0
+	for f, c := range byFeat {
+		if verbose || c[stFail]+c[stUnsup]+c[stXfail]+c[stXpass] > 0 {
+			feats = append(feats, f)
 		} else {
-			if verbose {
-				fmt.Fprintln(w, "\nfeatures:")
-			} else {
-				fmt.Fprintln(w, "\nfeatures (those with a failure; -v lists all):")
-			}
-			tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
-			for i, f := range feats {
-				fmt.Fprintf(tw, "  %s\t%s\t", f, cell(byFeat[f]))
-				if i%4 == 3 || i == len(feats)-1 {
-					fmt.Fprintln(tw)
-				}
-			}
-			tw.Flush()
-			if quiet > 0 {
-				fmt.Fprintf(w, "  (%d more features, each passed or skipped throughout)\n", quiet)
-			}
+			quiet++
 		}
 	}
+	sort.Strings(feats)
+	if len(feats) == 0 {
+		fmt.Fprintf(w, "\nfeatures: each of the %d passed or was skipped throughout (-v lists them)\n", quiet)
+		return
+	}
+	if verbose {
+		fmt.Fprintln(w, "\nfeatures:")
+	} else {
+		fmt.Fprintln(w, "\nfeatures (those with a failure; -v lists all):")
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	for i, f := range feats {
+		fmt.Fprintf(tw, "  %s\t%s\t", f, cell(byFeat[f]))
+		if i%4 == 3 || i == len(feats)-1 {
+			fmt.Fprintln(tw)
+		}
+	}
+	tw.Flush()
+	if quiet > 0 {
+		fmt.Fprintf(w, "  (%d more features, each passed or skipped throughout)\n", quiet)
+	}
+}
 
-	// skips, grouped by reason
+// printSkips writes the skipped cases, counted by reason.
+func (r *runReport) printSkips(w io.Writer) {
 	skips := map[string]int{}
 	for _, cr := range r.Cases {
 		if cr.Status == stSkip {
 			skips[cr.Reason]++
 		}
 	}
-	if len(skips) > 0 {
-		fmt.Fprintln(w, "\nskipped:")
-		reasons := make([]string, 0, len(skips))
-		for s := range skips {
-			reasons = append(reasons, s)
-		}
-		sort.Strings(reasons)
-		for _, s := range reasons {
-			fmt.Fprintf(w, "  %4d  %s\n", skips[s], s)
-		}
+	if len(skips) == 0 {
+		return
 	}
+	fmt.Fprintln(w, "\nskipped:")
+	reasons := make([]string, 0, len(skips))
+	for s := range skips {
+		reasons = append(reasons, s)
+	}
+	sort.Strings(reasons)
+	for _, s := range reasons {
+		fmt.Fprintf(w, "  %4d  %s\n", skips[s], s)
+	}
+}
 
-	// notes of the random part
+// printNotes writes the notes of the random part.
+func (r *runReport) printNotes(w io.Writer) {
 	var notes []string
 	for _, cr := range r.Cases {
 		if cr.Note != "" {
 			notes = append(notes, fmt.Sprintf("  %s: %s", cr.ID, cr.Note))
 		}
 	}
-	if len(notes) > 0 {
-		fmt.Fprintln(w, "\nnotes:")
-		for _, n := range notes {
-			fmt.Fprintln(w, n)
-		}
+	if len(notes) == 0 {
+		return
 	}
+	fmt.Fprintln(w, "\nnotes:")
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
+}
 
-	// expected failures
+// printExpected writes the expected failures (XFAIL) and those that
+// passed (XPASS).
+func (r *runReport) printExpected(w io.Writer) {
 	var xs []string
 	for _, cr := range r.Cases {
 		switch cr.Status {
@@ -361,14 +394,18 @@ func (r *runReport) print(w io.Writer, verbose bool) {
 			xs = append(xs, fmt.Sprintf("  XPASS %s: expected to fail (%s) but passed", cr.ID, orDash(cr.Reason)))
 		}
 	}
-	if len(xs) > 0 {
-		fmt.Fprintln(w, "\nexpected failures:")
-		for _, x := range xs {
-			fmt.Fprintln(w, x)
-		}
+	if len(xs) == 0 {
+		return
 	}
+	fmt.Fprintln(w, "\nexpected failures:")
+	for _, x := range xs {
+		fmt.Fprintln(w, x)
+	}
+}
 
-	// failures: a one-line index, then the first ones in full
+// printFailures writes a one-line index of the failures, then the first
+// ones in full (all when verbose).
+func (r *runReport) printFailures(w io.Writer, verbose bool) {
 	var fails []*caseResult
 	for _, cr := range r.Cases {
 		if cr.Status == stFail || cr.Status == stUnsup {
