@@ -139,6 +139,26 @@ func SetInt(data any, i int, v int64) {
 	}
 }
 
+// SetFloat stores v at position i of data as a C cast would: floats round
+// to nearest even, integers truncate toward zero (v must fit the dtype),
+// bool is v != 0.
+func SetFloat(data any, i int, v float64) {
+	switch d := data.(type) {
+	case []float32:
+		d[i] = float32(v)
+	case []float64:
+		d[i] = v
+	case []Float16:
+		d[i] = Float16FromFloat64(v)
+	case []BFloat16:
+		d[i] = BFloat16FromFloat64(v)
+	case []bool:
+		d[i] = v != 0
+	default:
+		SetInt(data, i, int64(v))
+	}
+}
+
 // BitsAt returns the bit pattern of element i.
 func BitsAt(data any, i int) uint64 {
 	switch d := data.(type) {

@@ -179,16 +179,9 @@ func valueAt(t scatter.Tensor, i int) scatter.Scalar {
 
 // setValue stores v at element i of a contiguous tensor.
 func setValue(t scatter.Tensor, i int, v scatter.Scalar) {
-	switch d := t.Data.(type) {
-	case []scatter.Float16:
-		d[i] = scatter.Float16FromFloat64(v.Float64())
-	case []scatter.BFloat16:
-		d[i] = scatter.BFloat16FromFloat64(v.Float64())
-	case []float32:
-		d[i] = float32(v.Float64())
-	case []float64:
-		d[i] = v.Float64()
-	default:
+	if v.IsFloat() {
+		scatter.SetFloat(t.Data, i, v.Float64())
+	} else {
 		scatter.SetInt(t.Data, i, v.Int64())
 	}
 }

@@ -105,30 +105,7 @@ func arange(dt scatter.DType, start float64, n int) scatter.Tensor {
 }
 
 // setAt stores v, converted, at data position i.
-func setAt(t scatter.Tensor, i int, v float64) {
-	switch d := t.Data.(type) {
-	case []bool:
-		d[i] = v != 0
-	case []uint8:
-		d[i] = uint8(v)
-	case []int8:
-		d[i] = int8(v)
-	case []int16:
-		d[i] = int16(v)
-	case []int32:
-		d[i] = int32(v)
-	case []int64:
-		d[i] = int64(v)
-	case []scatter.Float16:
-		d[i] = scatter.Float16FromFloat64(v)
-	case []scatter.BFloat16:
-		d[i] = scatter.BFloat16FromFloat64(v)
-	case []float32:
-		d[i] = float32(v)
-	case []float64:
-		d[i] = v
-	}
-}
+func setAt(t scatter.Tensor, i int, v float64) { scatter.SetFloat(t.Data, i, v) }
 
 var (
 	nan  = math.NaN()
