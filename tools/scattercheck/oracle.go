@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/protocol"
@@ -288,29 +289,17 @@ func quote(s string) []byte {
 	return b
 }
 
-// valueJSON writes a value of dtype dt as the protocol writes scalars: a
-// JSON number (a float always with a '.' or an exponent, so that -0.0
-// keeps its sign), "nan", "inf" or "-inf"; true or false for bool.
+// valueJSON writes a value of dtype dt as the protocol writes scalars
+// (protocol.EncodeScalar: a float always with a '.' or an exponent, so
+// that -0.0 keeps its sign; "nan", "inf", "-inf"; true or false for
+// bool), a finite float32 as the shortest decimal that reads back as it.
 func valueJSON(dt scatter.DType, v scatter.Scalar) []byte {
 	f := v.Float64()
-	switch {
-	case dt.IsInt():
-		return []byte(strconv.FormatInt(v.Int64(), 10))
-	case dt == scatter.DTBool:
-		return []byte(strconv.FormatBool(v.Int64() != 0))
-	case math.IsNaN(f):
-		return []byte(`"nan"`)
-	case math.IsInf(f, 1):
-		return []byte(`"inf"`)
-	case math.IsInf(f, -1):
-		return []byte(`"-inf"`)
+	if dt != scatter.DTFloat32 || !v.IsFloat() || math.IsNaN(f) || math.IsInf(f, 0) {
+		return protocol.EncodeScalar(v)
 	}
-	size := 64
-	if dt == scatter.DTFloat32 {
-		size = 32
-	}
-	s := strconv.FormatFloat(f, 'g', -1, size)
-	if !bytes.ContainsAny([]byte(s), ".e") {
+	s := strconv.FormatFloat(f, 'g', -1, 32)
+	if !strings.ContainsAny(s, ".e") {
 		s += ".0"
 	}
 	return []byte(s)
