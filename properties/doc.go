@@ -1,8 +1,9 @@
 // Package properties is the randomised half of the conformance suite:
-// rapid (pgregory.net/rapid) generators for every operation of the scatter
-// family, properties that check any scatter.Backend against the oracle and
-// against itself, the mutant zoo that shows the properties have teeth, and
-// a meta-test of the judge's own bounds.
+// rapid (pgregory.net/rapid) properties, over calls drawn by package
+// callgen, that check any scatter.Backend against the oracle and against
+// itself (runs through package check, failures written by package repro),
+// the mutant zoo that shows the properties have teeth, and a meta-test of
+// the judge's own bounds.
 //
 // # Running it on a backend
 //
@@ -68,7 +69,7 @@
 //   - metamorphic/tensor.scatter-is-scatter_add: the F# scatter along one
 //     dimension is scatter_add on zeros.
 //
-// The generators draw ranks 0-4, zero-size dimensions, sizes around block
+// The generator (callgen) draws ranks 0-4, zero-size dimensions, sizes around block
 // boundaries (31/32/33, 255/256/257; 65535/65536/65537 in the long tier),
 // offset, transposed, gapped and expanded (stride-0) views over bigger
 // backing slices filled with guard values (NaNs with a payload, negative
