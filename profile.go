@@ -117,6 +117,13 @@ func (p Profile) ReduceAliases() bool { return p != Torch113 }
 // without overflow".
 func (p Profile) OneElementFillUnchecked() bool { return p == Torch2 }
 
+// IntRangeHalfOpen reports whether a float scalar converts into an
+// integer dtype when lowest <= v < max+1, truncating toward zero (2.14:
+// uint8 255.5 gives 255, int64 2^63 raises), rather than when
+// lowest <= v <= max as doubles (1.13 and 2.6: uint8 255.5 raises, int64
+// 2^63, which is max as a double, wraps to -2^63).
+func (p Profile) IntRangeHalfOpen() bool { return p == Torch2 }
+
 // IndexReduceExactShape reports whether index_reduce demands that source
 // has self's shape but along dim (2.x: index_func_meta_impl's "source
 // tensor shape must match self tensor shape, excluding the specified

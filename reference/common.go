@@ -114,9 +114,10 @@ func fill(dt scatter.DType, shape []int, v scatter.Tensor) scatter.Tensor {
 // when the target has infinities, NaN fails where it has none, and any
 // finite value below lowest or above max fails (float16 70000. fails, it
 // does not round to inf). The conversion itself: float to integer truncates
-// toward zero; to a 16-bit float it rounds to float32 first, then to
+// toward zero (the range is half-open, [lowest, max+1), under a profile
+// with Profile.IntRangeHalfOpen); to a 16-bit float it rounds to float32 first, then to
 // nearest even (scalarFloat32); to bool, any non-zero is true.
-func convertScalar(s scatter.Scalar, dt scatter.DType) (scatter.Tensor, *scatter.Error) {
+func convertScalar(s scatter.Scalar, dt scatter.DType, prof scatter.Profile) (scatter.Tensor, *scatter.Error) {
 	out := scatter.Tensor{Shape: []int{}, Data: scatter.MakeData(dt, 1)}
 	overflow := func() (scatter.Tensor, *scatter.Error) {
 		return scatter.Tensor{}, scatter.Errorf(scatter.ErrValueOverflow,
@@ -133,6 +134,11 @@ func convertScalar(s scatter.Scalar, dt scatter.DType) (scatter.Tensor, *scatter
 		case math.IsInf(f, 0) && dt.IsFloat():
 		case math.IsNaN(f):
 			if !dt.IsFloat() {
+				return overflow()
+			}
+		case dt.IsInt() && prof.IntRangeHalfOpen():
+			// lowest <= f < max+1 (max+1 is a power of two, exact)
+			if f < lo || f >= hi+1 {
 				return overflow()
 			}
 		case f < lo || f > hi:
@@ -187,7 +193,7 @@ func convertScalar(s scatter.Scalar, dt scatter.DType) (scatter.Tensor, *scatter
 // ±inf (Profile.OneElementFillUnchecked).
 func convertFill(s scatter.Scalar, dt scatter.DType, n int, prof scatter.Profile) (scatter.Tensor, *scatter.Error) {
 	if n != 1 || !prof.OneElementFillUnchecked() || (dt != scatter.DTFloat16 && dt != scatter.DTBFloat16) || s.IsBool() {
-		return convertScalar(s, dt)
+		return convertScalar(s, dt, prof)
 	}
 	f := float64(scalarFloat32(s))
 	d := scatter.MakeData(dt, 1)

@@ -212,7 +212,7 @@ func planScatter(c scatter.Scatter, prof scatter.Profile) (*plan, errs) {
 	}
 	outPos, srcPos, oob := s.targets(dim)
 	if c.Value != nil {
-		v, verr := convertScalar(*c.Value, p.dtype)
+		v, verr := convertScalar(*c.Value, p.dtype, prof)
 		first := indexValues(c.Index)[0]
 		firstOK := first >= 0 && first < int64(sizeAt(c.Self, dim))
 		switch {

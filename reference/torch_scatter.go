@@ -315,6 +315,11 @@ func planTorchScatterAdd(c scatter.TorchScatterAdd, prof scatter.Profile) (*plan
 	if bn == 0 {
 		return p, nil
 	}
+	if prof.Int32Index() && idxDT == scatter.DTInt32 &&
+		expandedIndexPath(dt, out, wd, bshape, ts1IndexStrides(c.Index.Shape, d, S, bshape), !expandsAny(S, bshape)) {
+		e.add(scatter.ErrIndexDType, "expected scalar type Long but found Int (scatter_add_'s expanded-index path)")
+		return nil, e
+	}
 	vals := indexValues(bidx)
 	if !boundsCheck(&e, vals, wd, sizeAt(out, wd)) {
 		return nil, e
@@ -442,6 +447,11 @@ func (ts tsCall) sum() (*plan, errs) {
 	}
 	p := &plan{dtype: dt, shape: append([]int{}, out.Shape...), init: out.Contiguous(), src: c.Src.Contiguous(),
 		kind: ts.k, self: true, perStep: opmathPerStep(ts.prof)}
+	if bn > 0 && ts.prof.Int32Index() && c.Index.DType() == scatter.DTInt32 &&
+		expandedIndexPath(dt, out, wd, S, tsBroadcastStrides(c.Index.Shape, ts.d, S), true) {
+		e.add(scatter.ErrIndexDType, "expected scalar type Long but found Int (scatter_add_'s expanded-index path)")
+		return nil, e
+	}
 	if bn > 0 {
 		vals := indexValues(ts.bidx)
 		if !boundsCheck(&e, vals, wd, sizeAt(out, wd)) {
@@ -647,7 +657,7 @@ func (ts tsCall) kernel() (*plan, errs) {
 	case bn == 0: // out.fill_(0), whatever the reduction
 		p.init, _ = scatter.Zeros(dt, size...)
 	case ts.k == kProd:
-		one, _ := convertScalar(scatter.Int(1), dt)
+		one, _ := convertScalar(scatter.Int(1), dt, scatter.Torch2)
 		p.init = fill(dt, size, one)
 	default: // min/max: groups start from the extreme, untouched elements end as 0
 		p.init, _ = scatter.Zeros(dt, size...)

@@ -351,6 +351,38 @@ func edgeCases() []Case {
 			WantErr: scatter.ErrValueOverflow,
 		},
 		{
+			Name:     "scatter/scalar-value/uint8/255.5-overflows",
+			Labels:   ecLabels(opS, U8, "scalar-value", "overflow"),
+			Source:   "c10's checked conversion of a float into uint8 takes lowest <= v <= max (torch 1.13 and 2.6: 255.5 raises)",
+			Call:     scatter.Scatter{Self: full(U8, 0, 2), Dim: 0, Index: i64(1), Value: fval(255.5)},
+			WantErr:  scatter.ErrValueOverflow,
+			Profiles: before214,
+		},
+		{
+			Name:     "scatter/scalar-value/uint8/255.5-truncates",
+			Labels:   ecLabels(opS, U8, "scalar-value", "overflow"),
+			Source:   "torch 2.14 takes lowest <= v < max+1 and truncates: uint8 255.5 gives 255 (256.0 and -0.5 still raise)",
+			Call:     scatter.Scatter{Self: full(U8, 0, 2), Dim: 0, Index: i64(1), Value: fval(255.5)},
+			Want:     u8(0, 255),
+			Profiles: only2,
+		},
+		{
+			Name:     "scatter/scalar-value/int64/2^63-wraps",
+			Labels:   ecLabels(opS, I64, "scalar-value", "overflow"),
+			Source:   "torch 1.13 and 2.6: the float 2^63 equals int64's max as a double, passes the check and converts to -2^63",
+			Call:     scatter.Scatter{Self: full(I64, 0, 2), Dim: 0, Index: i64(1), Value: fval(9223372036854775808.0)},
+			Want:     i64(0, -9223372036854775808),
+			Profiles: before214,
+		},
+		{
+			Name:     "scatter/scalar-value/int64/2^63-overflows",
+			Labels:   ecLabels(opS, I64, "scalar-value", "overflow"),
+			Source:   "torch 2.14: the float 2^63 is not below int64's max+1: value cannot be converted to type int64_t without overflow",
+			Call:     scatter.Scatter{Self: full(I64, 0, 2), Dim: 0, Index: i64(1), Value: fval(9223372036854775808.0)},
+			WantErr:  scatter.ErrValueOverflow,
+			Profiles: only2,
+		},
+		{
 			Name:   "scatter/scalar-value/bfloat16/rounds-through-float32",
 			Labels: ecLabels(opS, BF16, "scalar-value", "rounding"),
 			Source: "c10::BFloat16 is built from a float: the double 1 + 2^-8 + 2^-30 rounds to the float 1 + 2^-8, a tie, then to even, 1.0 " +

@@ -142,6 +142,9 @@ KINDS = [
     # out and src of one dtype
     ("expected scalar type Long but found", "index_dtype"),
     ("expected scalar type", "dtype_mismatch"),
+    # torch_scatter's scatter_mean counting a 0-d index: size[dim] of [] (the
+    # emulation's ts_scatter_mean says the same)
+    ("list assignment index out of range", "shape_mismatch"),
     ("reduce argument must be", "invalid_argument"),
     ("Expected reduce to be one of", "invalid_argument"),
     ("negative dimension", "invalid_argument"),

@@ -1,0 +1,108 @@
+package reference
+
+import "github.com/scatterconf/scatter"
+
+// PyTorch 2's scatter_add_ and scatter_reduce_ take a fast path for an
+// index expanded the way graph libraries expand it (torch_scatter's
+// broadcast among them): can_use_expanded_index_path in
+// ATen/native/TensorAdvancedIndexing.h. Its kernel reads the index as
+// int64, so that from 2.8, where int32 indices are taken, an int32 index
+// on that path fails with "expected scalar type Long but found Int"
+// (checked on torch 2.14: scatter_add_ and every scatter_reduce_ reduction;
+// gather is not affected). A call of the protocol sends contiguous
+// tensors, whose index never takes the path; torch_scatter's sums and
+// means, which broadcast the index to src's shape, do.
+
+// expandedIndexPath reports whether out.scatter_add_(wd, index, src) takes
+// the fast path, for an index of shape shape and strides strides (as
+// torch_scatter leaves it) and a src of that shape, contiguous or not. As
+// verified on torch 2.14: a floating self (float16 included); no empty
+// tensor and no 0-d one; dim 0; at least 16 index elements per index of
+// dim 0; the index's dim-0 stride 1 and every other stride 0 or 1; src
+// and self contiguous (self always is here: made by zeros or new_full, or
+// decoded from the protocol).
+func expandedIndexPath(dt scatter.DType, out scatter.Tensor, wd int, shape, strides []int, srcContiguous bool) bool {
+	if !dt.IsFloat() || wd != 0 || out.Dim() == 0 || len(shape) == 0 || numel(shape) == 0 || out.NumEl() == 0 || !srcContiguous {
+		return false
+	}
+	if numel(shape)/shape[0] < 16 || strides[0] != 1 {
+		return false
+	}
+	for _, s := range strides[1:] {
+		if s > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// contiguousStrides are PyTorch's strides of a new contiguous tensor (a
+// size-1 dimension gets the product of the sizes after it, as PyTorch
+// computes it).
+func contiguousStrides(shape []int) []int {
+	st := make([]int, len(shape))
+	acc := 1
+	for d := len(shape) - 1; d >= 0; d-- {
+		st[d] = acc
+		acc *= max(shape[d], 1)
+	}
+	return st
+}
+
+// expandTo is tensor.expand(to) on strides, for a shape of to's rank whose
+// sizes are to's or 1: a size-1 dimension that grows gets stride 0.
+func expandTo(shape, strides, to []int) []int {
+	st := append([]int{}, strides...)
+	for d := range to {
+		if shape[d] == 1 && to[d] != 1 {
+			st[d] = 0
+		}
+	}
+	return st
+}
+
+// tsBroadcastStrides are the strides of torch_scatter 2.x's
+// broadcast(index, src, dim) for a contiguous index of shape ishape
+// (tsBroadcast's rules): a 1-d index is unsqueezed at the front dim times
+// (each new dimension's stride is the size times the stride of the one
+// after it), then at the end (stride 1) up to src's rank, then expanded.
+func tsBroadcastStrides(ishape []int, dim int, to []int) []int {
+	sh, st := append([]int{}, ishape...), contiguousStrides(ishape)
+	if len(sh) == 1 {
+		for len(sh) < dim+1 {
+			sh, st = append([]int{1}, sh...), append([]int{sh[0] * st[0]}, st...)
+		}
+	}
+	for len(sh) < len(to) {
+		sh, st = append(sh, 1), append(st, 1)
+	}
+	return expandTo(sh, st, to)
+}
+
+// ts1IndexStrides are the strides of the index torch_scatter 1.x's gen
+// hands to scatter_add_, for a contiguous index of shape ishape: a 1-d
+// one viewed along dim (contiguously) and expanded to src's shape S, then
+// either expanded to the broadcast shape to.
+func ts1IndexStrides(ishape []int, dim int, S, to []int) []int {
+	sh := ishape
+	if len(ishape) == 1 {
+		sh = make([]int, len(S))
+		for j := range sh {
+			sh[j] = 1
+		}
+		sh[dim] = S[dim]
+		return expandTo(S, expandTo(sh, contiguousStrides(sh), S), to)
+	}
+	return expandTo(sh, contiguousStrides(sh), to)
+}
+
+// expandsAny reports whether expanding shape to to grows a dimension (the
+// expanded tensor is then not contiguous).
+func expandsAny(shape, to []int) bool {
+	for d := range to {
+		if shape[d] == 1 && to[d] > 1 {
+			return true
+		}
+	}
+	return false
+}
