@@ -47,6 +47,9 @@ type gateConfig struct {
 	deadline         time.Duration // the most the whole run may take (0: no limit)
 	progress         time.Duration // between progress lines off a terminal (0: none)
 
+	profileGiven bool        // -profile was on the command line
+	torch        *torchNotes // about the profile of a torch implementation
+
 	sess *session // the run as it goes (nil: cases go straight into the reports)
 }
 
@@ -99,7 +102,7 @@ func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 		cfg := &gateConfig{impl: *impl, checks: *checks, seed: *seed, timeout: *timeout, startTimeout: *startTimeout,
 			shrinkTime: *shrink, shrinkBudget: *shrinkBudget, maxProcFailures: *maxProc, allowUnsupported: *allowUnsup, strictXfail: *strictXfail,
 			xfailPath: *xfail, junitPath: *junit, jsonPath: *jsonPath, reproDir: *repro, verbose: *verbose,
-			deadline: *deadline, progress: *progress, suites: map[string]bool{}}
+			deadline: *deadline, progress: *progress, suites: map[string]bool{}, torch: &torchNotes{}}
 		var err error
 		if cfg.profiles, err = parseProfiles(*profile, *impl != ""); err != nil {
 			return nil, err
@@ -253,7 +256,10 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	}
 
 	levelGiven := false
-	fs.Visit(func(f *flag.Flag) { levelGiven = levelGiven || f.Name == "level" })
+	fs.Visit(func(f *flag.Flag) {
+		levelGiven = levelGiven || f.Name == "level"
+		cfg.profileGiven = cfg.profileGiven || f.Name == "profile"
+	})
 
 	// The run goes in a goroutine of its own, so that a run cut short
 	// (SIGINT, SIGTERM, -deadline) still ends with its reports when a
@@ -287,7 +293,7 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 		markIncomplete(runs, cut, judged, total)
 	}
 
-	var warnings []string
+	notes, warnings := cfg.torch.take()
 	for _, r := range runs {
 		warnings = append(warnings, r.applyXfail(xf)...)
 	}
@@ -305,6 +311,9 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, r := range runs {
 		r.print(stdout, cfg.verbose)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(stdout, "note:", n)
 	}
 	for _, w := range warnings {
 		fmt.Fprintln(stdout, "warning:", w)
@@ -380,6 +389,7 @@ func runImpl(cfg *gateConfig) []*runReport {
 	}
 	cfg.sess.addClient(client)
 	defer client.Close()
+	cfg.profiles = torchProfiles(client.Info(), cfg.profiles, cfg.profileGiven, cfg.torch)
 	var runs []*runReport
 	for _, p := range cfg.profiles {
 		if cfg.sess.stopped() {
@@ -410,6 +420,7 @@ type guarded struct {
 	lastRes scatter.Result
 	lastErr error
 	ran     bool
+	known   knownCrashes // torch's own known crashes
 }
 
 func (g *guarded) Info() scatter.Info { return g.info }
@@ -428,8 +439,11 @@ func (g *guarded) Run(c scatter.Call) (scatter.Result, error) {
 	res, err := g.inner.Run(c)
 	err = cleanErr(err) // the implementation's text is data
 	g.lastRes, g.lastErr = res, err
+	if !errors.As(err, new(*protocol.ProcessError)) {
+		g.known.saw(c, err) // an internal assertion: a known crash that answered
+	}
 	var pe *protocol.ProcessError
-	if errors.As(err, &pe) {
+	if errors.As(err, &pe) && !g.known.saw(c, err) {
 		g.procFail++
 		if g.maxProc > 0 && g.procFail >= g.maxProc {
 			g.gaveUp = true
@@ -460,6 +474,9 @@ func runTarget(b scatter.Backend, client *protocol.Client, cfg *gateConfig, p sc
 	info := b.Info()
 	g := &guarded{inner: b, info: info, maxProc: cfg.maxProcFailures, sess: cfg.sess}
 	g.info.Name, g.info.Version = cleanLine(info.Name, maxNameLen), cleanLine(info.Version, maxNameLen)
+	if isTorch(info) {
+		g.known.version = info.Version
+	}
 	if cfg.level != scatter.Strict {
 		g.info.Deterministic = false
 	}
@@ -493,7 +510,7 @@ func runTarget(b scatter.Backend, client *protocol.Client, cfg *gateConfig, p sc
 		r.Notes = append(r.Notes, "the implementation claims to be deterministic; this run judges it at the conformant level as asked (-level strict holds it to bit-exactness)")
 	}
 	cfg.sess.addRun(r, info.Unavailable != "")
-	emit := func(cr *caseResult) { cfg.sess.add(r, cr) }
+	emit := func(cr *caseResult) { g.known.excuse(cr); cfg.sess.add(r, cr) }
 	target := spec.Target{Backend: g, Profile: p, Level: cfg.level}
 
 	if cfg.suites[suiteSpec] || cfg.suites[suiteFixtures] {
