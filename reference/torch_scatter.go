@@ -617,6 +617,13 @@ func (ts tsCall) kernel() (*plan, errs) {
 			return nil, e
 		}
 	}
+	if c.Index.DType() != scatter.DTInt64 && ts.k != kProd {
+		// min/max allocate arg like out with the index's options and read
+		// it as int64 first, before out.size(dim) (checked on torch_scatter
+		// 2.1.2: a 0-d out with an int16 index raises for the index)
+		e.add(scatter.ErrIndexDType, "expected scalar type Long but found %v", c.Index.DType())
+		return nil, e
+	}
 	if bn > 0 && ts.hasOut && c.Out.Dim() <= d { // N = out.size(dim)
 		e.add(scatter.ErrDimOutOfRange, "Dimension out of range (expected to be in range of [%d, %d], but got %d)",
 			-max(c.Out.Dim(), 1), max(c.Out.Dim(), 1)-1, d)

@@ -648,11 +648,18 @@ def ts2_scatter(src, index, dim, out, dim_size, reduce):
             if (e.kind == "index_out_of_range" or e.message.startswith(SUITE_RULE)
                     or not ts_index_inside(src, index, dim, out, dim_size)):
                 raise
-    if reduce == "min":
-        return TS.scatter_min(src, index, dim, out, dim_size)
-    if reduce == "max":
-        return TS.scatter_max(src, index, dim, out, dim_size)
-    return TS.scatter(src, index, dim, out, dim_size, reduce), None
+    try:
+        if reduce == "min":
+            return TS.scatter_min(src, index, dim, out, dim_size)
+        if reduce == "max":
+            return TS.scatter_max(src, index, dim, out, dim_size)
+        return TS.scatter(src, index, dim, out, dim_size, reduce), None
+    except RuntimeError as e:
+        # The C++ kernels' "expected scalar type Long but found X" is about
+        # the index when it is not int64 (read first), else about out.
+        if "expected scalar type" in str(e):
+            fail("index_dtype" if index.dtype != torch.int64 else "dtype_mismatch", "RuntimeError: %s" % e)
+        raise
 
 
 # The prefix of the emulation's messages for the suite's own rules where the
