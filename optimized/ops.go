@@ -241,7 +241,10 @@ func (b *backend) torchScatter(c scatter.TorchScatter) (scatter.Result, bool) {
 		return scatter.Result{}, false
 	}
 	src, index := c.Src, c.Index
-	if !c.Out.IsZero() || !okTensor(src) || !okTensor(index) || !foldable(src.DType()) || !b.indexDTypeOK(index.DType()) {
+	// An int32 index goes to the reference: under PyTorch 2 the broadcast
+	// index may take scatter_add_'s expanded-index path, which rejects it.
+	if !c.Out.IsZero() || !okTensor(src) || !okTensor(index) || !foldable(src.DType()) || !b.indexDTypeOK(index.DType()) ||
+		index.DType() == scatter.DTInt32 {
 		return scatter.Result{}, false
 	}
 	n := src.Dim()
