@@ -124,6 +124,17 @@ func (p Profile) OneElementFillUnchecked() bool { return p == Torch2 }
 // 2^63, which is max as a double, wraps to -2^63).
 func (p Profile) IntRangeHalfOpen() bool { return p == Torch2 }
 
+// IndexMeanCountPerStep reports whether index_reduce's mean keeps its
+// count in self's dtype, adding one per contribution with a rounding each
+// (a 16-bit count saturates: bfloat16 at 256, float16 at 2048), for a self
+// of selfDim dimensions reduced along dim (wrapped). 1.13: always. 2.6
+// and 2.14: for a 1-d self and along a middle dimension; along the first
+// or the last dimension of a self of two or more dimensions the count is
+// exact, then converted. (Integer counts wrap alike either way.)
+func (p Profile) IndexMeanCountPerStep(selfDim, dim int) bool {
+	return p.RoundsPerStep() || selfDim <= 1 || (dim > 0 && dim < selfDim-1)
+}
+
 // IndexReduceExactShape reports whether index_reduce demands that source
 // has self's shape but along dim (2.x: index_func_meta_impl's "source
 // tensor shape must match self tensor shape, excluding the specified

@@ -383,6 +383,32 @@ func edgeCases() []Case {
 			Profiles: only2,
 		},
 		{
+			Name:   "index_reduce/mean/bfloat16/middle-dim-count-per-step",
+			Labels: ecLabels(opIR, BF16, "mean", "include_self", "duplicates", "rounding"),
+			Source: "the count of index_reduce's mean along a middle dimension is kept in bfloat16 and sticks at 256 " +
+				"(1 + 299 contributions: 1000/256 = 3.90625) in every version (checked on torch 1.13, 2.6 and 2.14)",
+			Call: scatter.IndexReduce{Self: full(BF16, 0, 1, 1, 1), Dim: 1, Index: idxFill(0, 299),
+				Source: bf16Source(1000, 1, 299, 1), Reduce: scatter.ReduceMean},
+			Want: shapedBF16([]int{1, 1, 1}, 3.90625),
+		},
+		{
+			Name:   "index_reduce/mean/bfloat16/first-dim-count-exact",
+			Labels: ecLabels(opIR, BF16, "mean", "include_self", "duplicates", "rounding"),
+			Source: "torch 2.6 and 2.14 count index_reduce's mean exactly along the first dimension of a multi-dimensional self: 1000/300 rounds to 3.328125",
+			Call: scatter.IndexReduce{Self: full(BF16, 0, 1, 1), Dim: 0, Index: idxFill(0, 299),
+				Source: bf16Source(1000, 299, 1), Reduce: scatter.ReduceMean},
+			Want:     shapedBF16([]int{1, 1}, 3.328125),
+			Profiles: torch2x,
+		},
+		{
+			Name:     "index_reduce/mean/bfloat16/first-dim-count-per-step",
+			Labels:   ecLabels(opIR, BF16, "mean", "include_self", "duplicates", "rounding"),
+			Source:   "torch 1.13 counts index_reduce's mean in bfloat16 along every dimension: the count sticks at 256, 1000/256 = 3.90625",
+			Call:     scatter.IndexReduce{Self: full(BF16, 0, 1, 1), Dim: 0, Index: idxFill(0, 299), Source: bf16Source(1000, 299, 1), Reduce: scatter.ReduceMean},
+			Want:     shapedBF16([]int{1, 1}, 3.90625),
+			Profiles: only113,
+		},
+		{
 			Name:   "scatter/scalar-value/bfloat16/rounds-through-float32",
 			Labels: ecLabels(opS, BF16, "scalar-value", "rounding"),
 			Source: "c10::BFloat16 is built from a float: the double 1 + 2^-8 + 2^-30 rounds to the float 1 + 2^-8, a tie, then to even, 1.0 " +
@@ -1331,4 +1357,28 @@ func edgeCases() []Case {
 			WantErr: scatter.ErrIndexOutOfRange,
 		},
 	}
+}
+
+// idxFill is an int64 index of n entries, all v.
+func idxFill(v int64, n int) scatter.Tensor {
+	d := make([]int64, n)
+	for i := range d {
+		d[i] = v
+	}
+	return scatter.Tensor{Shape: []int{n}, Data: d}
+}
+
+// bf16Source is a bfloat16 tensor of the given shape whose first element
+// is first and the others zero.
+func bf16Source(first float64, shape ...int) scatter.Tensor {
+	t, _ := scatter.Zeros(scatter.DTBFloat16, shape...)
+	t.Data.([]scatter.BFloat16)[0] = scatter.BFloat16FromFloat64(first)
+	return t
+}
+
+// shapedBF16 is a bfloat16 tensor of the given shape and values.
+func shapedBF16(shape []int, v ...float64) scatter.Tensor {
+	t := bf16(v...)
+	t.Shape = shape
+	return t
 }
