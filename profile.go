@@ -127,12 +127,14 @@ func (p Profile) IntRangeHalfOpen() bool { return p == Torch2 }
 // IndexMeanCountPerStep reports whether index_reduce's mean keeps its
 // count in self's dtype, adding one per contribution with a rounding each
 // (a 16-bit count saturates: bfloat16 at 256, float16 at 2048), for a self
-// of selfDim dimensions reduced along dim (wrapped). 1.13: always. 2.6
-// and 2.14: for a 1-d self and along a middle dimension; along the first
-// or the last dimension of a self of two or more dimensions the count is
-// exact, then converted. (Integer counts wrap alike either way.)
-func (p Profile) IndexMeanCountPerStep(selfDim, dim int) bool {
-	return p.RoundsPerStep() || selfDim <= 1 || (dim > 0 && dim < selfDim-1)
+// of selfDim dimensions reduced along dim (wrapped) with an index of dtype
+// idx. 1.13: always. 2.6 and 2.14: except with an int64 index along the
+// first or the last dimension of a self of two or more dimensions, where
+// the count is exact, then converted (an int32 index, a 1-d self and a
+// middle dimension count step by step). Integer counts wrap alike either
+// way.
+func (p Profile) IndexMeanCountPerStep(selfDim, dim int, idx DType) bool {
+	return p.RoundsPerStep() || idx != DTInt64 || selfDim <= 1 || (dim > 0 && dim < selfDim-1)
 }
 
 // IndexReduceExactShape reports whether index_reduce demands that source

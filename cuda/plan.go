@@ -321,7 +321,7 @@ func (b *backend) planIndexReduce(c scatter.IndexReduce) (*program, error) {
 		return nil, nil
 	}
 	return b.build(&st, dt, c.Self.Shape, dimOp{op: op, exclude: c.ExcludeSelf, perStep: true,
-		countPerStep: b.prof.IndexMeanCountPerStep(c.Self.Dim(), d)})
+		countPerStep: b.prof.IndexMeanCountPerStep(c.Self.Dim(), d, c.Index.DType())})
 }
 
 // sliceBroadcast returns the strides of the view of source whose shape is

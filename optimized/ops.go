@@ -218,7 +218,7 @@ func (b *backend) indexReduce(c scatter.IndexReduce) (scatter.Result, bool) {
 	j := newJob(g, index.Data, op, self)
 	j.initSelf = !c.ExcludeSelf
 	j.fin = fin{op: op, counted: mean || c.ExcludeSelf, mean: mean, countSelf: !c.ExcludeSelf,
-		excl: c.ExcludeSelf, cntPerStep: b.prof.IndexMeanCountPerStep(self.Dim(), dim)}
+		excl: c.ExcludeSelf, cntPerStep: b.prof.IndexMeanCountPerStep(self.Dim(), dim, index.DType())}
 	// 16-bit values round after every step in every version: the binary
 	// ops of index_reduce_ round their output.
 	out, ok := b.runTyped(j, self.Data, source.Data, true)

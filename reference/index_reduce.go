@@ -29,8 +29,9 @@ import (
 //
 // 16-bit floats round after every step in every PyTorch version (the
 // binary ops round their output); the mean count is kept in self's dtype
-// and rounded per step, except under torch 2 along the first or the last
-// dimension of a multi-dimensional self, where it is exact then converted
+// and rounded per step, except under torch 2 with an int64 index along the
+// first or the last dimension of a multi-dimensional self, where it is
+// exact then converted
 // (Profile.IndexMeanCountPerStep; verified on 2.6 and 2.14).
 func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) {
 	var e errs
@@ -181,7 +182,7 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 	p := &plan{dtype: dt, shape: c.Self.Shape, init: c.Self.Contiguous(), src: c.Source.Contiguous(),
 		kind: k, self: !c.ExcludeSelf, perStep: true, groups: groupBy(outPos, srcPos)}
 	if k == kMean {
-		p.mean = &meanRule{countSelf: !c.ExcludeSelf, perStep: prof.IndexMeanCountPerStep(c.Self.Dim(), dim)}
+		p.mean = &meanRule{countSelf: !c.ExcludeSelf, perStep: prof.IndexMeanCountPerStep(c.Self.Dim(), dim, c.Index.DType())}
 	}
 	return p, nil
 }

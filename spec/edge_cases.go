@@ -394,11 +394,19 @@ func edgeCases() []Case {
 		{
 			Name:   "index_reduce/mean/bfloat16/first-dim-count-exact",
 			Labels: ecLabels(opIR, BF16, "mean", "include_self", "duplicates", "rounding"),
-			Source: "torch 2.6 and 2.14 count index_reduce's mean exactly along the first dimension of a multi-dimensional self: 1000/300 rounds to 3.328125",
+			Source: "torch 2.6 and 2.14 count index_reduce's mean exactly, with an int64 index, along the first dimension of a multi-dimensional self: 1000/300 rounds to 3.328125",
 			Call: scatter.IndexReduce{Self: full(BF16, 0, 1, 1), Dim: 0, Index: idxFill(0, 299),
 				Source: bf16Source(1000, 299, 1), Reduce: scatter.ReduceMean},
 			Want:     shapedBF16([]int{1, 1}, 3.328125),
 			Profiles: torch2x,
+		},
+		{
+			Name:   "index_reduce/mean/bfloat16/int32-index-count-per-step",
+			Labels: ecLabels(opIR, BF16, "mean", "include_self", "duplicates", "rounding", "int32-index"),
+			Source: "with an int32 index index_reduce's mean counts in bfloat16 along every dimension, in every version: the count sticks at 256, 1000/256 = 3.90625",
+			Call: scatter.IndexReduce{Self: full(BF16, 0, 1, 1), Dim: 0, Index: idx32Fill(0, 299),
+				Source: bf16Source(1000, 299, 1), Reduce: scatter.ReduceMean},
+			Want: shapedBF16([]int{1, 1}, 3.90625),
 		},
 		{
 			Name:     "index_reduce/mean/bfloat16/first-dim-count-per-step",
@@ -1362,6 +1370,15 @@ func edgeCases() []Case {
 // idxFill is an int64 index of n entries, all v.
 func idxFill(v int64, n int) scatter.Tensor {
 	d := make([]int64, n)
+	for i := range d {
+		d[i] = v
+	}
+	return scatter.Tensor{Shape: []int{n}, Data: d}
+}
+
+// idx32Fill is an int32 index of n entries, all v.
+func idx32Fill(v int32, n int) scatter.Tensor {
+	d := make([]int32, n)
 	for i := range d {
 		d[i] = v
 	}
