@@ -51,24 +51,36 @@ func Serve(r io.Reader, w io.Writer, b scatter.Backend) error {
 // starts with "panic:", and logged with its stack. Blank lines are
 // skipped. Serve returns nil when r ends.
 func (s *Server) Serve(r io.Reader, w io.Writer) error {
+	return ServeLines(r, w, s.Limits.maxLine(), s.answer, func(err error) { s.logf("protocol: %v", err) })
+}
+
+// ServeLines is the loop of a protocol server: it reads request lines of
+// at most max bytes from r and writes answer(line) and a newline for each
+// on w, in order, flushing after each, until r ends (nil) or reading or
+// writing fails (that error). Blank lines are skipped; a line longer than
+// max is answered with an invalid_argument error and reported to tooLong
+// (which may be nil).
+func ServeLines(r io.Reader, w io.Writer, max int, answer func(line []byte) []byte, tooLong func(error)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	for {
-		line, err := ReadLine(br, s.Limits.maxLine())
+		line, err := ReadLine(br, max)
 		if err == io.EOF {
-			return nil
+			return bw.Flush()
 		}
 		var ans []byte
 		switch {
 		case errors.Is(err, errLineTooLong):
-			s.logf("protocol: %v", err)
-			ans = EncodeError(0, scatter.Errorf(scatter.ErrInvalidArgument, "request line longer than the limit %d", s.Limits.maxLine()))
+			if tooLong != nil {
+				tooLong(err)
+			}
+			ans = EncodeError(0, scatter.Errorf(scatter.ErrInvalidArgument, "request line longer than the limit %d", max))
 		case err != nil:
 			return err
 		case len(bytes.TrimSpace(line)) == 0:
 			continue
 		default:
-			ans = s.answer(line)
+			ans = answer(line)
 		}
 		bw.Write(ans)
 		bw.WriteByte('\n')

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -89,30 +88,7 @@ func runOracle(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // serve answers every request line of r on w, one line each, in order.
 func (o *oracle) serve(r io.Reader, w io.Writer) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	bw := bufio.NewWriterSize(w, 64<<10)
-	for {
-		line, err := protocol.ReadLine(br, oracleMaxLine)
-		if err == io.EOF {
-			return bw.Flush()
-		}
-		var ans []byte
-		switch {
-		case errors.Is(err, protocol.ErrLineTooLong):
-			ans = protocol.EncodeError(0, scatter.Errorf(scatter.ErrInvalidArgument, "request line longer than %d bytes", oracleMaxLine))
-		case err != nil:
-			return err
-		case len(bytes.TrimSpace(line)) == 0:
-			continue
-		default:
-			ans = o.answer(line)
-		}
-		bw.Write(ans)
-		bw.WriteByte('\n')
-		if err := bw.Flush(); err != nil {
-			return err
-		}
-	}
+	return protocol.ServeLines(r, w, oracleMaxLine, o.answer, nil)
 }
 
 // answer returns the answer line to one request line.
