@@ -46,6 +46,7 @@ type gateConfig struct {
 	propTier         properties.Tier
 	deadline         time.Duration // the most the whole run may take (0: no limit)
 	progress         time.Duration // between progress lines off a terminal (0: none)
+	shard            shard         // the part of the work this job runs (-shard i/n; zero: all)
 
 	profileGiven bool        // -profile was on the command line
 	torch        *torchNotes // about the profile of a torch implementation
@@ -97,6 +98,7 @@ func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 	verbose := fs.Bool("v", false, "print every failure in full (default: the first five)")
 	deadline := fs.Duration("deadline", 0, "the most the whole run may take: then the implementation is ended and the reports hold what was judged, marked incomplete (0: no limit)")
 	progress := fs.Duration("progress", defaultProgress, "off a terminal, a progress line on standard error this often (the first within 10s); on a terminal a live line (0: none)")
+	shardFlag := fs.String("shard", "", "run only part i of n of the cases (i/n, 1 <= i <= n), split by case id; the n shards' -json reports joined by scattercheck merge hold the cases of one run")
 	tier := fs.String("properties-tier", "default", "the tensor sizes of the properties part: short (up to 256 elements), default (4096, sizes around 32 and 256) or long (2^17, sizes around 65536)")
 	return func() (*gateConfig, error) {
 		cfg := &gateConfig{impl: *impl, checks: *checks, seed: *seed, timeout: *timeout, startTimeout: *startTimeout,
@@ -135,6 +137,9 @@ func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 		}
 		if cfg.deadline < 0 || cfg.progress < 0 {
 			return nil, fmt.Errorf("-deadline and -progress must not be negative")
+		}
+		if cfg.shard, err = parseShard(*shardFlag); err != nil {
+			return nil, err
 		}
 		switch *tier {
 		case "short":
@@ -519,7 +524,7 @@ func runTarget(b scatter.Backend, client *protocol.Client, cfg *gateConfig, p sc
 				break
 			}
 			src := caseSource(c)
-			if !cfg.suites[src] || !cfg.wantOp(c.Call.Op()) || !cfg.wantLabels(c.Labels) {
+			if !cfg.suites[src] || !cfg.wantOp(c.Call.Op()) || !cfg.wantLabels(c.Labels) || !cfg.shard.has(specCaseID(c, src)) {
 				continue
 			}
 			emit(runSpecCase(target, g, c, src, cfg))
@@ -569,15 +574,20 @@ func caseSource(c spec.Case) string {
 	return suiteSpec
 }
 
-// runSpecCase runs one spec (or fixture) case through spec.CheckCase.
-func runSpecCase(t spec.Target, g *guarded, c spec.Case, src string, cfg *gateConfig) *caseResult {
+// specCaseID is the case id of a spec case or fixture.
+func specCaseID(c spec.Case, src string) string {
 	id := c.Name
 	if src == suiteSpec {
 		id = "spec/" + c.Name
 	} else if !strings.HasPrefix(id, "fixture") {
 		id = "fixture/" + c.Name
 	}
-	cr := &caseResult{ID: id, Source: src, Origin: c.Source, Op: c.Call.Op(), DType: caseDType(c.Call),
+	return id
+}
+
+// runSpecCase runs one spec (or fixture) case through spec.CheckCase.
+func runSpecCase(t spec.Target, g *guarded, c spec.Case, src string, cfg *gateConfig) *caseResult {
+	cr := &caseResult{ID: specCaseID(c, src), Source: src, Origin: c.Source, Op: c.Call.Op(), DType: caseDType(c.Call),
 		Features: features(c.Labels)}
 	if reason := t.SkipReason(c); reason != "" {
 		cr.Status, cr.Reason = stSkip, reason
@@ -721,6 +731,9 @@ func runRandomPart(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Pro
 			if cfg.sess.stopped() {
 				return
 			}
+			if !cfg.shard.has(randomCaseID(op, dt)) {
+				continue
+			}
 			emit(randomCase(g, info, cfg, p, op, dt, claimed, &opts))
 		}
 	}
@@ -729,7 +742,7 @@ func runRandomPart(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Pro
 // randomCase runs the random calls of one operation and dtype.
 func randomCase(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Profile, op scatter.Op, dt scatter.DType,
 	claimed []scatter.DType, opts *randomOpts) *caseResult {
-	cr := &caseResult{ID: fmt.Sprintf("random/%s/%s", op, dt), Source: suiteRandom, Op: op, DType: dt,
+	cr := &caseResult{ID: randomCaseID(op, dt), Source: suiteRandom, Op: op, DType: dt,
 		Features: []string{"random"}, Origin: "random calls (callgen), judged by reference.Expect"}
 	switch {
 	case info.Unavailable != "":
@@ -774,6 +787,10 @@ func randomCase(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Profil
 	}
 	return cr
 }
+
+// randomCaseID is the case id of the random calls of one operation and
+// dtype.
+func randomCaseID(op scatter.Op, dt scatter.DType) string { return fmt.Sprintf("random/%s/%s", op, dt) }
 
 // caseDType is the dtype a call is filed under: that of its first data
 // tensor (self, input, src or source).

@@ -43,6 +43,7 @@ type jsonRun struct {
 	Cases          []jsonCase       `json:"cases"`
 	StderrTail     string           `json:"stderr_tail,omitempty"`
 	Features       map[string]cntJS `json:"features"`
+	Shard          string           `json:"shard,omitempty"` // "i/n": one shard of n (-shard)
 }
 
 type cntJS map[status]int
@@ -95,7 +96,7 @@ func buildJSON(runs []*runReport, warnings []string, ok bool) jsonReport {
 	for _, r := range runs {
 		r.fillDetails()
 		jr := jsonRun{Implementation: r.Impl, Profile: r.Profile.String(), Level: r.Level.String(), Suites: r.Suites,
-			Seed: r.Seed, Checks: r.Checks, Seconds: r.Duration.Seconds(), Restarts: r.Restarts, Notes: r.Notes,
+			Seed: r.Seed, Checks: r.Checks, Seconds: r.Duration.Seconds(), Restarts: r.Restarts, Notes: r.Notes, Shard: r.Shard,
 			Summary: map[string]int{}, StderrTail: r.StderrTail, Features: map[string]cntJS{}, Matrix: []jsonCell{}}
 		for s, n := range r.counts() {
 			jr.Summary[string(s)] = n

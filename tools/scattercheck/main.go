@@ -7,6 +7,8 @@
 //	scattercheck oracle < requests > answers      # the reference oracle as a service (ORACLE.md)
 //	scattercheck export DIR                       # the spec's cases as fixture packs
 //	scattercheck bench -impl CMD                  # W1-W7 timed on optimized and on CMD, side by side
+//	scattercheck -impl CMD -shard 2/4 -json s2.json # one shard of four of the gate's cases
+//	scattercheck merge -junit all.xml all.json s1.json s2.json s3.json s4.json
 //
 // The gate runs the documented examples, shape rules and edge cases of
 // package spec (with the recorded PyTorch fixtures that spec hands out),
@@ -45,6 +47,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runExport(args[1:], stdout, stderr)
 		case "bench":
 			return runBench(args[1:], stdout, stderr)
+		case "merge":
+			return runMerge(args[1:], stdout, stderr)
 		case "gate", "check":
 			args = args[1:]
 		case "help":
@@ -66,6 +70,8 @@ func usage(fs *flag.FlagSet, w io.Writer) {
   scattercheck bench [flags]            time the workloads W1-W7 on built-in backends and on
                                         -impl CMD (the protocol's bench request), side by side
                                         (scattercheck bench -h for its flags)
+  scattercheck merge [-junit FILE] OUT.json IN.json...
+                                        join the -json reports of shards (-shard i/n) into one
 
 The exit status is 0 exactly when the implementation conforms, 1 when it does
 not or could not be shown to (no case passed, the run was cut short by

@@ -68,6 +68,23 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 		}
 		budget.Match = "(^|/)(" + strings.Join(alts, "|") + ")$|^invariants/"
 	}
+	if cfg.shard.count > 1 {
+		// this shard's properties, by name, among those -ops selects
+		var sel *regexp.Regexp
+		if budget.Match != "" {
+			sel = regexp.MustCompile(budget.Match)
+		}
+		var mine []string
+		for _, name := range properties.Properties() {
+			if (sel == nil || sel.MatchString(name)) && cfg.shard.has("property/"+name) {
+				mine = append(mine, regexp.QuoteMeta(name))
+			}
+		}
+		if mine == nil {
+			return nil
+		}
+		budget.Match = "^(" + strings.Join(mine, "|") + ")$"
+	}
 	t0 := time.Now()
 	tb := &propTB{}
 	var rep properties.Report

@@ -50,10 +50,11 @@ type runReport struct {
 	Notes      []string
 	Restarts   int
 	StderrTail string
+	Shard      string // "i/n" when the run was one shard of n (-shard); "" for the whole
 }
 
 func newRunReport(cfg *gateConfig, p scatter.Profile, ii implInfo) *runReport {
-	r := &runReport{Impl: ii, Profile: p, Level: cfg.level, Seed: cfg.seed, Checks: cfg.checks}
+	r := &runReport{Impl: ii, Profile: p, Level: cfg.level, Seed: cfg.seed, Checks: cfg.checks, Shard: cfg.shard.String()}
 	for _, s := range allSuites {
 		if cfg.suites[s] {
 			r.Suites = append(r.Suites, s)

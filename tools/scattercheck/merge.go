@@ -1,0 +1,326 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/properties"
+	"github.com/scatterconf/scatter/spec"
+)
+
+// scattercheck merge OUT.json IN.json...: the -json reports of the shards
+// of a run (-shard i/n), or of any runs, joined into one report of the
+// same schema, and optionally one JUnit file. Runs of the same
+// implementation (name, version, command), profile and level become one
+// run whose cases are those of all its inputs, in the order of an
+// unsharded run; the summary, matrix and features are counted again.
+
+func runMerge(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("scattercheck merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	junit := fs.String("junit", "", "also write the merged report as JUnit XML to this file")
+	strictXfail := fs.Bool("strict-xfail", false, "an expected failure that passed (XPASS) fails the merged run")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: scattercheck merge [-junit FILE] [-strict-xfail] OUT.json IN.json...\n\n"+
+			"Joins the -json reports of a run's shards (-shard i/n) into one report; exits 0 when it conforms.\n\n")
+		fs.PrintDefaults()
+	}
+	// flags may come before or after the file names
+	var files []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(files) < 2 {
+		fs.Usage()
+		return 2
+	}
+	var ins []jsonReport
+	for _, path := range files[1:] {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			fmt.Fprintln(stderr, "scattercheck merge:", err)
+			return 2
+		}
+		var rep jsonReport
+		if err := json.Unmarshal(b, &rep); err != nil {
+			fmt.Fprintf(stderr, "scattercheck merge: %s: %v\n", path, err)
+			return 2
+		}
+		if rep.Tool != "scattercheck" || rep.Schema != jsonSchema {
+			fmt.Fprintf(stderr, "scattercheck merge: %s: not a scattercheck -json report of schema %d (tool %q, schema %d)\n",
+				path, jsonSchema, rep.Tool, rep.Schema)
+			return 2
+		}
+		ins = append(ins, rep)
+	}
+	out, runs, err := mergeReports(ins, *strictXfail)
+	if err != nil {
+		fmt.Fprintln(stderr, "scattercheck merge:", err)
+		return 2
+	}
+	if err := writeJSONFile(files[0], out); err != nil {
+		fmt.Fprintln(stderr, "scattercheck merge:", err)
+		return 2
+	}
+	if *junit != "" {
+		if err := writeJUnit(*junit, runs, *strictXfail); err != nil {
+			fmt.Fprintln(stderr, "scattercheck merge:", err)
+			return 2
+		}
+	}
+	for _, r := range runs {
+		fmt.Fprintln(stdout, r.title())
+	}
+	for _, w := range out.Warnings {
+		fmt.Fprintln(stdout, "warning:", w)
+	}
+	if !out.Conforms {
+		fmt.Fprintln(stdout, "FAIL: the implementation does not conform")
+		return 1
+	}
+	fmt.Fprintln(stdout, "PASS: conforms")
+	return 0
+}
+
+// mergedRun gathers the inputs of one merged run.
+type mergedRun struct {
+	r           *runReport
+	shards      []string
+	ids         map[string]bool
+	hadNothing  bool // an input run had its gate/nothing-passed case
+	seedChecks  map[string]bool
+	inputs      int
+	stderrParts []string
+}
+
+// mergeReports joins reports; it returns the merged report and its runs.
+func mergeReports(ins []jsonReport, strictXfail bool) (jsonReport, []*runReport, error) {
+	var order []string
+	byKey := map[string]*mergedRun{}
+	warnCount := map[string]int{}
+	var warnOrder []string
+	complete := true
+	var incomplete []string
+	for _, in := range ins {
+		if !in.Complete {
+			complete = false
+			if in.Incomplete != "" && !slices.Contains(incomplete, in.Incomplete) {
+				incomplete = append(incomplete, in.Incomplete)
+			}
+		}
+		for _, w := range in.Warnings {
+			if warnCount[w] == 0 {
+				warnOrder = append(warnOrder, w)
+			}
+			warnCount[w]++
+		}
+		for _, jr := range in.Runs {
+			key := strings.Join([]string{jr.Implementation.Name, jr.Implementation.Version, jr.Implementation.Command,
+				jr.Profile, jr.Level}, "\x00")
+			m := byKey[key]
+			if m == nil {
+				p, err := scatter.ParseProfile(jr.Profile)
+				if err != nil {
+					return jsonReport{}, nil, fmt.Errorf("run of %s: profile %q: %v", jr.Implementation.Name, jr.Profile, err)
+				}
+				lvl, err := scatter.ParseLevel(jr.Level)
+				if err != nil {
+					return jsonReport{}, nil, fmt.Errorf("run of %s: level %q: %v", jr.Implementation.Name, jr.Level, err)
+				}
+				m = &mergedRun{r: &runReport{Impl: jr.Implementation, Profile: p, Level: lvl, Seed: jr.Seed, Checks: jr.Checks,
+					Suites: slices.Clone(jr.Suites)}, ids: map[string]bool{}, seedChecks: map[string]bool{}}
+				byKey[key] = m
+				order = append(order, key)
+			}
+			m.inputs++
+			m.seedChecks[fmt.Sprintf("seed %d, checks %d", jr.Seed, jr.Checks)] = true
+			for _, s := range jr.Suites {
+				if !slices.Contains(m.r.Suites, s) {
+					m.r.Suites = append(m.r.Suites, s)
+				}
+			}
+			if jr.Shard != "" {
+				m.shards = append(m.shards, jr.Shard)
+			}
+			m.r.Duration += time.Duration(jr.Seconds * float64(time.Second))
+			m.r.Restarts += jr.Restarts
+			for _, n := range jr.Notes {
+				if !slices.Contains(m.r.Notes, n) {
+					m.r.Notes = append(m.r.Notes, n)
+				}
+			}
+			if jr.StderrTail != "" {
+				m.stderrParts = append(m.stderrParts, jr.StderrTail)
+			}
+			for _, jc := range jr.Cases {
+				if jc.ID == "gate/nothing-passed" {
+					m.hadNothing = true
+					continue
+				}
+				if m.ids[jc.ID] && !strings.HasPrefix(jc.ID, "gate/") {
+					return jsonReport{}, nil, fmt.Errorf("case %s of %s (%s) is in more than one input: overlapping shards, or the same report twice",
+						jc.ID, jr.Implementation.Name, jr.Profile)
+				}
+				m.ids[jc.ID] = true
+				m.r.Cases = append(m.r.Cases, caseFromJSON(jc))
+			}
+		}
+	}
+
+	var warnings []string
+	for _, w := range warnOrder {
+		// an xfail entry unmatched in one shard may match in another
+		if strings.HasSuffix(w, " matches no case") && warnCount[w] < len(ins) {
+			continue
+		}
+		warnings = append(warnings, w)
+	}
+	rank := canonicalCaseOrder()
+	var runs []*runReport
+	unavailable := map[*runReport]bool{}
+	for _, key := range order {
+		m := byKey[key]
+		r := m.r
+		if len(m.seedChecks) > 1 {
+			warnings = append(warnings, fmt.Sprintf("%s (%v): the inputs ran with different settings (%s); they are merged all the same",
+				r.Impl.Name, r.Profile, strings.Join(sortedKeys(m.seedChecks), "; ")))
+		}
+		if len(m.shards) > 0 {
+			r.Notes = append(r.Notes, "merged from shards "+strings.Join(m.shards, ", "))
+			if missing := missingShards(m.shards); missing != "" {
+				warnings = append(warnings, fmt.Sprintf("%s (%v): %s", r.Impl.Name, r.Profile, missing))
+			}
+		}
+		r.StderrTail = strings.Join(m.stderrParts, "\n")
+		sort.SliceStable(r.Cases, func(i, j int) bool {
+			ri, okI := rank[r.Cases[i].ID]
+			rj, okJ := rank[r.Cases[j].ID]
+			switch {
+			case okI && okJ:
+				return ri < rj
+			case okI != okJ:
+				return okI
+			}
+			return sourceRank(r.Cases[i].Source) < sourceRank(r.Cases[j].Source)
+		})
+		if !m.hadNothing {
+			unavailable[r] = true // no input ran into it: a built-in unavailable here
+		}
+		runs = append(runs, r)
+	}
+	if complete {
+		checkNothingPassed(runs, unavailable)
+	}
+	ok := complete
+	for _, r := range runs {
+		ok = ok && r.conforms(strictXfail)
+	}
+	out := buildJSON(runs, warnings, ok)
+	out.Complete = complete
+	out.Incomplete = strings.Join(incomplete, "; ")
+	return out, runs, nil
+}
+
+// caseFromJSON is a case of a -json report as the gate holds it.
+func caseFromJSON(jc jsonCase) *caseResult {
+	cr := &caseResult{ID: jc.ID, Source: jc.Source, Origin: jc.Truth, Op: scatter.Op(jc.Op), Features: jc.Features,
+		Status: jc.Status, Reason: jc.Reason, Seconds: jc.Seconds, Checks: jc.Checks, Seed: jc.Seed, Note: jc.Note}
+	if jc.DType != "" {
+		if dt, err := scatter.ParseDType(jc.DType); err == nil {
+			cr.DType = dt
+		}
+	}
+	if f := jc.Failure; f != nil {
+		cr.Failure = &failure{Kind: f.Kind, Summary: f.Summary, Report: f.Report, Request: f.Request, PyTorch: f.PyTorch,
+			Shrunk: f.Shrunk, Stderr: f.Stderr, Repro: f.Repro, Seed: jc.Seed}
+	}
+	return cr
+}
+
+// canonicalCaseOrder ranks the case ids in the order an unsharded run
+// emits them: spec and fixture cases, random pairs, properties.
+func canonicalCaseOrder() map[string]int {
+	rank := map[string]int{}
+	add := func(id string) {
+		if _, ok := rank[id]; !ok {
+			rank[id] = len(rank)
+		}
+	}
+	for _, c := range spec.Cases() {
+		add(specCaseID(c, caseSource(c)))
+	}
+	for _, op := range scatter.Ops {
+		for _, dt := range scatter.DTypes {
+			add(randomCaseID(op, dt))
+		}
+	}
+	for _, name := range properties.Properties() {
+		add("property/" + name)
+	}
+	return rank
+}
+
+func sourceRank(src string) int {
+	if i := slices.Index(allSuites, src); i >= 0 {
+		return i
+	}
+	return len(allSuites)
+}
+
+// missingShards says which shards of n are missing or repeated ("" when
+// the inputs are exactly shards 1..n of one n).
+func missingShards(shards []string) string {
+	seen := map[shard]int{}
+	counts := map[int]bool{}
+	for _, s := range shards {
+		sh, err := parseShard(s)
+		if err != nil {
+			return "an input names shard " + s
+		}
+		seen[sh]++
+		counts[sh.count] = true
+	}
+	if len(counts) > 1 {
+		return "the inputs are shards of different splits: " + strings.Join(shards, ", ")
+	}
+	var n int
+	for c := range counts {
+		n = c
+	}
+	var problems []string
+	for i := 1; i <= n; i++ {
+		switch seen[shard{i, n}] {
+		case 0:
+			problems = append(problems, fmt.Sprintf("shard %d/%d is missing", i, n))
+		case 1:
+		default:
+			problems = append(problems, fmt.Sprintf("shard %d/%d is there twice", i, n))
+		}
+	}
+	return strings.Join(problems, "; ")
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
