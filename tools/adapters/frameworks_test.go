@@ -1,0 +1,85 @@
+package adapters_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// frameworkPython is the interpreter of FRAMEWORK's environment as
+// tools/adapters/install makes it, or "" when it is not installed.
+func frameworkPython(fw string) string {
+	cache := os.Getenv("SCATTER_CACHE")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		cache = filepath.Join(home, ".cache", "scatter")
+	}
+	py := filepath.Join(cache, "frameworks", fw, "bin", "python")
+	if _, err := os.Stat(py); err != nil {
+		return ""
+	}
+	return py
+}
+
+// TestFrameworkAdapters: each framework's adapter, where its environment is
+// installed, says hello and answers a scatter_add with duplicates, a
+// negative index (unsupported, by design) and a dim out of range (the
+// adapter's rule). The gate itself runs them: docs/conformance.
+func TestFrameworkAdapters(t *testing.T) {
+	for _, a := range []struct{ fw, name, script, flag string }{
+		{"jax", "jax", "jax_adapter.py", ""},
+		{"onnx", "onnxruntime", "onnx_adapter.py", ""},
+		{"onnx", "onnx.reference", "onnx_adapter.py", "--reference"},
+	} {
+		t.Run(a.name, func(t *testing.T) {
+			py := frameworkPython(a.fw)
+			if py == "" {
+				t.Skipf("%s is not installed (tools/adapters/install %s)", a.fw, a.fw)
+			}
+			args := []string{a.script}
+			if a.flag != "" {
+				args = append(args, a.flag)
+			}
+			cmd := exec.Command(py, args...)
+			// self [0 0 0] float32, index [1 1] int64, src [1 2]
+			add := `"op":"scatter_add","dim":0,"self":{"dtype":"float32","shape":[3],"data":"AAAAAAAAAAAAAAAA"},` +
+				`"src":{"dtype":"float32","shape":[2],"data":"AACAPwAAAEA="},"index":{"dtype":"int64","shape":[2],"data":`
+			cmd.Stdin = strings.NewReader(`{"id":1,"op":"hello"}` + "\n" +
+				`{"id":2,` + add + `"AQAAAAAAAAABAAAAAAAAAA=="}}` + "\n" + // [1 1]
+				`{"id":3,` + add + `"AQAAAAAAAAD//////////w=="}}` + "\n" + // [1 -1]
+				`{"id":4,` + strings.Replace(add, `"dim":0`, `"dim":1`, 1) + `"AQAAAAAAAAABAAAAAAAAAA=="}}` + "\n")
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s %v: %v\n%s", py, args, err, out)
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if len(lines) != 4 {
+				t.Fatalf("%d answers, want 4:\n%s", len(lines), out)
+			}
+			var ans [4]map[string]any
+			for i, l := range lines {
+				if err := json.Unmarshal([]byte(l), &ans[i]); err != nil {
+					t.Fatalf("answer %d: %v: %s", i+1, err, l)
+				}
+			}
+			if ans[0]["name"] != a.name {
+				t.Errorf("hello names %v, want %s", ans[0]["name"], a.name)
+			}
+			if o, _ := ans[1]["out"].(map[string]any); o == nil || o["data"] != "AAAAAAAAQEAAAAAA" { // [0 3 0]
+				t.Errorf("scatter_add: %s", lines[1])
+			}
+			if ans[2]["unsupported"] == nil {
+				t.Errorf("a negative index: %s, want unsupported", lines[2])
+			}
+			if e, _ := ans[3]["error"].(map[string]any); e == nil || e["kind"] != "dim_out_of_range" {
+				t.Errorf("dim 1 of a 1-d self: %s, want dim_out_of_range", lines[3])
+			}
+		})
+	}
+}
