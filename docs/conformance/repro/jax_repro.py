@@ -1,0 +1,21 @@
+import jax
+jax.config.update("jax_enable_x64", True); jax.config.update("jax_platforms", "cpu")
+import jax.numpy as jnp, numpy as np
+def show(title, f):
+    try: r = repr(np.asarray(f()).tolist())
+    except Exception as e: r = "raises %s: %s" % (type(e).__name__, str(e).strip().splitlines()[0][:140])
+    print("%-62s %s" % (title, r))
+i = lambda *v: jnp.array(v, jnp.int64)
+show("zeros(3).at[[-1]].set(1.)", lambda: jnp.zeros(3).at[i(-1)].set(1.))
+show("zeros(3).at[[3]].add(1.)", lambda: jnp.zeros(3).at[i(3)].add(1.))
+show("take_along_axis([1,2,3], [3,0])", lambda: jnp.take_along_axis(jnp.array([1,2,3]), i(3,0), axis=0))
+show("take_along_axis([1.,2.,3.], [3,0])", lambda: jnp.take_along_axis(jnp.array([1.,2.,3.]), i(3,0), axis=0))
+show("take_along_axis([1,2,3], [-1])", lambda: jnp.take_along_axis(jnp.array([1,2,3]), i(-1), axis=0))
+show("bool zeros(2).at[[0,0]].add([True,True])", lambda: jnp.zeros(2, bool).at[i(0,0)].add(jnp.array([True,True])))
+show("float32 [0.].at[[0]].max([1e-45])", lambda: jnp.zeros(1, jnp.float32).at[i(0)].max(jnp.array([1e-45], jnp.float32)))
+show("float32 [0.].at[[0]].min([-1e-45])", lambda: jnp.zeros(1, jnp.float32).at[i(0)].min(jnp.array([-1e-45], jnp.float32)))
+show("float32 [0.].at[[0]].set([1e-45])", lambda: jnp.zeros(1, jnp.float32).at[i(0)].set(jnp.array([1e-45], jnp.float32)))
+show("float32 [0.].at[[0]].add([1e-45])", lambda: jnp.zeros(1, jnp.float32).at[i(0)].add(jnp.array([1e-45], jnp.float32)))
+show("float64 [0.].at[[0]].max([5e-324])", lambda: jnp.zeros(1, jnp.float64).at[i(0)].max(jnp.array([5e-324])))
+show("bfloat16 [0.].at[[0,0]].add([2^-133, 2^-133]) (bits)", lambda: jnp.zeros(1, jnp.bfloat16).at[i(0,0)].add(jnp.array([2.0**-133]*2, jnp.bfloat16)).view(jnp.uint16))
+print("versions: jax", jax.__version__)
