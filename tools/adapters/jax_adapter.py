@@ -9,7 +9,7 @@ answered with JAX on the CPU, 64-bit types on (jax_enable_x64).
 It needs jax, jaxlib, numpy and ml_dtypes (requirements/jax.txt). The
 argument rules of each PyTorch call (dim range, index dtype, dtype match,
 the shape rules, the reduce names, a scalar's conversion) are checked here,
-as any implementation must; the arithmetic is JAX's own, one jitted-free
+as any implementation must; the arithmetic is JAX's own, one eager (not jitted)
 call per request on jnp arrays:
 
 | ours | JAX |
