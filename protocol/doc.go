@@ -65,4 +65,15 @@
 // EncodeHelloAnswerExt); Client.Bench uses it when the hello claims it
 // (Client.Extensions). tools/adapters/torch_adapter.py and
 // numpy_adapter.py claim it too.
+//
+// # An empty reduce
+//
+// A "reduce" field that is present is the reduction named, whatever the
+// string: "reduce": "" is reduce='' given to PyTorch (scatter.ReduceEmpty),
+// which every operation rejects (invalid_argument), and is not the field
+// left out (scatter.ReduceNone: no reduce, or torch_scatter's default
+// sum). The codec keeps the difference both ways (Reduce.Name gives the
+// string to send); the oracle and the reference validate any string as
+// PyTorch does. (The two-character string "''" reads as ReduceEmpty too;
+// PyTorch rejects both alike.)
 package protocol
