@@ -69,11 +69,13 @@
 // # An empty reduce
 //
 // A "reduce" field that is present is the reduction named, whatever the
-// string: "reduce": "" is reduce='' given to PyTorch (scatter.ReduceEmpty),
+// string: "reduce": "" is the empty string given to PyTorch as reduce
+// (scatter.ReduceEmpty),
 // which every operation rejects (invalid_argument), and is not the field
 // left out (scatter.ReduceNone: no reduce, or torch_scatter's default
 // sum). The codec keeps the difference both ways (Reduce.Name gives the
 // string to send); the oracle and the reference validate any string as
-// PyTorch does. (The two-character string "''" reads as ReduceEmpty too;
-// PyTorch rejects both alike.)
+// PyTorch does. (The two-character string of two apostrophes, the Go
+// value of ReduceEmpty, decodes as ReduceEmpty too; PyTorch rejects both
+// alike.)
 package protocol
