@@ -59,7 +59,7 @@ func (p Profile) Torch() string {
 // to the nearest rules known: 1.x to torch-1.13, 2.0 to 2.7 to torch-2.6
 // (int32 scatter/gather indices arrived in 2.8), 2.8 and later to torch-2.
 func ProfileFor(version string) (Profile, bool) {
-	major, minor, ok := parseMajorMinor(version)
+	major, minor, ok := TorchVersion(version)
 	switch {
 	case !ok:
 		return Torch2, false
@@ -71,8 +71,9 @@ func ProfileFor(version string) (Profile, bool) {
 	return Torch2, major == 2 && minor == 14
 }
 
-// parseMajorMinor reads "major.minor" at the start of a version string.
-func parseMajorMinor(v string) (major, minor int, ok bool) {
+// TorchVersion reads "major.minor" at the start of a version string as
+// torch.__version__ gives it ("2.14.1+debian" is 2, 14).
+func TorchVersion(v string) (major, minor int, ok bool) {
 	num := func() (int, bool) {
 		n, digits := 0, 0
 		for len(v) > 0 && v[0] >= '0' && v[0] <= '9' && digits < 6 {

@@ -118,11 +118,15 @@ func fill(dt scatter.DType, shape []int, v scatter.Tensor) scatter.Tensor {
 // with Profile.IntRangeHalfOpen); to a 16-bit float it rounds to float32 first, then to
 // nearest even (scalarFloat32); to bool, any non-zero is true.
 func convertScalar(s scatter.Scalar, dt scatter.DType, prof scatter.Profile) (scatter.Tensor, *scatter.Error) {
-	out := scatter.Tensor{Shape: []int{}, Data: scatter.MakeData(dt, 1)}
-	overflow := func() (scatter.Tensor, *scatter.Error) {
+	if scalarOverflows(s, dt, prof) {
 		return scatter.Tensor{}, scatter.Errorf(scatter.ErrValueOverflow,
 			"value cannot be converted to type %s without overflow", cTypeName(dt))
 	}
+	return castScalar(s, dt), nil
+}
+
+// scalarOverflows is c10's overflows<To, From> check of convertScalar.
+func scalarOverflows(s scatter.Scalar, dt scatter.DType, prof scatter.Profile) bool {
 	lo, hi := dtypeRange(dt)
 	switch {
 	case s.IsBool(), dt == scatter.DTBool:
@@ -134,31 +138,38 @@ func convertScalar(s scatter.Scalar, dt scatter.DType, prof scatter.Profile) (sc
 		case math.IsInf(f, 0) && dt.IsFloat():
 		case math.IsNaN(f):
 			if !dt.IsFloat() {
-				return overflow()
+				return true
 			}
 		case dt.IsInt() && prof.IntRangeHalfOpen():
 			// lowest <= f < max+1 (max+1 is a power of two, exact)
 			if f < lo || f >= hi+1 {
-				return overflow()
+				return true
 			}
 		case f < lo || f > hi:
-			return overflow()
+			return true
 		}
 	default:
 		i := s.Int64()
 		if dt == scatter.DTUint8 {
 			// unsigned target from a signed int: negative values down to -max wrap
 			if float64(i) > hi || (i < 0 && -float64(i) > hi) {
-				return overflow()
+				return true
 			}
 		} else if dt.IsInt() {
 			if float64(i) < lo || float64(i) > hi || !intFits(i, dt) {
-				return overflow()
+				return true
 			}
 		} else if float64(i) < lo || float64(i) > hi {
-			return overflow()
+			return true
 		}
 	}
+	return false
+}
+
+// castScalar is the conversion of convertScalar, unchecked: a one-element
+// contiguous tensor of dtype dt.
+func castScalar(s scatter.Scalar, dt scatter.DType) scatter.Tensor {
+	out := scatter.Tensor{Shape: []int{}, Data: scatter.MakeData(dt, 1)}
 	switch d := out.Data.(type) {
 	case []bool:
 		if s.IsFloat() {
@@ -183,7 +194,7 @@ func convertScalar(s scatter.Scalar, dt scatter.DType, prof scatter.Profile) (sc
 		}
 		setInt(out.Data, 0, i)
 	}
-	return out, nil
+	return out
 }
 
 // convertFill is the conversion of full()'s and new_full()'s fill value
@@ -192,17 +203,10 @@ func convertScalar(s scatter.Scalar, dt scatter.DType, prof scatter.Profile) (sc
 // skips the range check there, where a value past the range rounds to
 // ±inf (Profile.OneElementFillUnchecked).
 func convertFill(s scatter.Scalar, dt scatter.DType, n int, prof scatter.Profile) (scatter.Tensor, *scatter.Error) {
-	if n != 1 || !prof.OneElementFillUnchecked() || (dt != scatter.DTFloat16 && dt != scatter.DTBFloat16) || s.IsBool() {
+	if n != 1 || !prof.OneElementFillUnchecked() || (dt != scatter.DTFloat16 && dt != scatter.DTBFloat16) {
 		return convertScalar(s, dt, prof)
 	}
-	f := float64(scalarFloat32(s))
-	d := scatter.MakeData(dt, 1)
-	if dt == scatter.DTFloat16 {
-		d.([]scatter.Float16)[0] = scatter.Float16FromFloat64(f)
-	} else {
-		d.([]scatter.BFloat16)[0] = scatter.BFloat16FromFloat64(f)
-	}
-	return scatter.Tensor{Shape: []int{}, Data: d}, nil
+	return castScalar(s, dt), nil
 }
 
 // scalarFloat32 is the scalar rounded to float32, the first of the two

@@ -25,7 +25,7 @@ func expandedIndexPath(dt scatter.DType, out scatter.Tensor, wd int, shape, stri
 	if !dt.IsFloat() || wd != 0 || out.Dim() == 0 || len(shape) == 0 || numel(shape) == 0 || out.NumEl() == 0 || !srcContiguous {
 		return false
 	}
-	if numel(shape)/shape[0] < 16 || strides[0] != 1 {
+	if len(strides) != len(shape) || numel(shape)/shape[0] < 16 || strides[0] != 1 {
 		return false
 	}
 	for _, s := range strides[1:] {
@@ -36,28 +36,9 @@ func expandedIndexPath(dt scatter.DType, out scatter.Tensor, wd int, shape, stri
 	return true
 }
 
-// contiguousStrides are PyTorch's strides of a new contiguous tensor (a
-// size-1 dimension gets the product of the sizes after it, as PyTorch
-// computes it).
-func contiguousStrides(shape []int) []int {
-	st := make([]int, len(shape))
-	acc := 1
-	for d := len(shape) - 1; d >= 0; d-- {
-		st[d] = acc
-		acc *= max(shape[d], 1)
-	}
-	return st
-}
-
-// expandTo is tensor.expand(to) on strides, for a shape of to's rank whose
-// sizes are to's or 1: a size-1 dimension that grows gets stride 0.
+// expandTo is expandStrides for shapes known to expand (nil if not).
 func expandTo(shape, strides, to []int) []int {
-	st := append([]int{}, strides...)
-	for d := range to {
-		if shape[d] == 1 && to[d] != 1 {
-			st[d] = 0
-		}
-	}
+	st, _ := expandStrides(shape, strides, to)
 	return st
 }
 
@@ -67,7 +48,7 @@ func expandTo(shape, strides, to []int) []int {
 // (each new dimension's stride is the size times the stride of the one
 // after it), then at the end (stride 1) up to src's rank, then expanded.
 func tsBroadcastStrides(ishape []int, dim int, to []int) []int {
-	sh, st := append([]int{}, ishape...), contiguousStrides(ishape)
+	sh, st := append([]int{}, ishape...), scatter.ContiguousStrides(ishape)
 	if len(sh) == 1 {
 		for len(sh) < dim+1 {
 			sh, st = append([]int{1}, sh...), append([]int{sh[0] * st[0]}, st...)
@@ -91,9 +72,9 @@ func ts1IndexStrides(ishape []int, dim int, S, to []int) []int {
 			sh[j] = 1
 		}
 		sh[dim] = S[dim]
-		return expandTo(S, expandTo(sh, contiguousStrides(sh), S), to)
+		return expandTo(S, expandTo(sh, scatter.ContiguousStrides(sh), S), to)
 	}
-	return expandTo(sh, contiguousStrides(sh), to)
+	return expandTo(sh, scatter.ContiguousStrides(sh), to)
 }
 
 // expandsAny reports whether expanding shape to to grows a dimension (the

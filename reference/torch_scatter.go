@@ -664,7 +664,7 @@ func (ts tsCall) kernel() (*plan, errs) {
 	case bn == 0: // out.fill_(0), whatever the reduction
 		p.init, _ = scatter.Zeros(dt, size...)
 	case ts.k == kProd:
-		one, _ := convertScalar(scatter.Int(1), dt, scatter.Torch2)
+		one := castScalar(scatter.Int(1), dt)
 		p.init = fill(dt, size, one)
 	default: // min/max: groups start from the extreme, untouched elements end as 0
 		p.init, _ = scatter.Zeros(dt, size...)

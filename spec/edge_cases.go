@@ -387,33 +387,33 @@ func edgeCases() []Case {
 			Labels: ecLabels(opIR, BF16, "mean", "include_self", "duplicates", "rounding"),
 			Source: "the count of index_reduce's mean along a middle dimension is kept in bfloat16 and sticks at 256 " +
 				"(1 + 299 contributions: 1000/256 = 3.90625) in every version (checked on torch 1.13, 2.6 and 2.14)",
-			Call: scatter.IndexReduce{Self: full(BF16, 0, 1, 1, 1), Dim: 1, Index: idxFill(0, 299),
+			Call: scatter.IndexReduce{Self: full(BF16, 0, 1, 1, 1), Dim: 1, Index: full(I64, 0, 299),
 				Source: bf16Source(1000, 1, 299, 1), Reduce: scatter.ReduceMean},
-			Want: shapedBF16([]int{1, 1, 1}, 3.90625),
+			Want: shape(bf16(3.90625), 1, 1, 1),
 		},
 		{
 			Name:   "index_reduce/mean/bfloat16/first-dim-count-exact",
 			Labels: ecLabels(opIR, BF16, "mean", "include_self", "duplicates", "rounding"),
 			Source: "torch 2.6 and 2.14 count index_reduce's mean exactly, with an int64 index, along the first dimension of a multi-dimensional self: 1000/300 rounds to 3.328125",
-			Call: scatter.IndexReduce{Self: full(BF16, 0, 1, 1), Dim: 0, Index: idxFill(0, 299),
+			Call: scatter.IndexReduce{Self: full(BF16, 0, 1, 1), Dim: 0, Index: full(I64, 0, 299),
 				Source: bf16Source(1000, 299, 1), Reduce: scatter.ReduceMean},
-			Want:     shapedBF16([]int{1, 1}, 3.328125),
+			Want:     shape(bf16(3.328125), 1, 1),
 			Profiles: torch2x,
 		},
 		{
 			Name:   "index_reduce/mean/bfloat16/int32-index-count-per-step",
 			Labels: ecLabels(opIR, BF16, "mean", "include_self", "duplicates", "rounding", "int32-index"),
 			Source: "with an int32 index index_reduce's mean counts in bfloat16 along every dimension, in every version: the count sticks at 256, 1000/256 = 3.90625",
-			Call: scatter.IndexReduce{Self: full(BF16, 0, 1, 1), Dim: 0, Index: idx32Fill(0, 299),
+			Call: scatter.IndexReduce{Self: full(BF16, 0, 1, 1), Dim: 0, Index: full(I32, 0, 299),
 				Source: bf16Source(1000, 299, 1), Reduce: scatter.ReduceMean},
-			Want: shapedBF16([]int{1, 1}, 3.90625),
+			Want: shape(bf16(3.90625), 1, 1),
 		},
 		{
 			Name:     "index_reduce/mean/bfloat16/first-dim-count-per-step",
 			Labels:   ecLabels(opIR, BF16, "mean", "include_self", "duplicates", "rounding"),
 			Source:   "torch 1.13 counts index_reduce's mean in bfloat16 along every dimension: the count sticks at 256, 1000/256 = 3.90625",
-			Call:     scatter.IndexReduce{Self: full(BF16, 0, 1, 1), Dim: 0, Index: idxFill(0, 299), Source: bf16Source(1000, 299, 1), Reduce: scatter.ReduceMean},
-			Want:     shapedBF16([]int{1, 1}, 3.90625),
+			Call:     scatter.IndexReduce{Self: full(BF16, 0, 1, 1), Dim: 0, Index: full(I64, 0, 299), Source: bf16Source(1000, 299, 1), Reduce: scatter.ReduceMean},
+			Want:     shape(bf16(3.90625), 1, 1),
 			Profiles: only113,
 		},
 		{
@@ -1367,35 +1367,10 @@ func edgeCases() []Case {
 	}
 }
 
-// idxFill is an int64 index of n entries, all v.
-func idxFill(v int64, n int) scatter.Tensor {
-	d := make([]int64, n)
-	for i := range d {
-		d[i] = v
-	}
-	return scatter.Tensor{Shape: []int{n}, Data: d}
-}
-
-// idx32Fill is an int32 index of n entries, all v.
-func idx32Fill(v int32, n int) scatter.Tensor {
-	d := make([]int32, n)
-	for i := range d {
-		d[i] = v
-	}
-	return scatter.Tensor{Shape: []int{n}, Data: d}
-}
-
 // bf16Source is a bfloat16 tensor of the given shape whose first element
 // is first and the others zero.
 func bf16Source(first float64, shape ...int) scatter.Tensor {
 	t, _ := scatter.Zeros(scatter.DTBFloat16, shape...)
 	t.Data.([]scatter.BFloat16)[0] = scatter.BFloat16FromFloat64(first)
-	return t
-}
-
-// shapedBF16 is a bfloat16 tensor of the given shape and values.
-func shapedBF16(shape []int, v ...float64) scatter.Tensor {
-	t := bf16(v...)
-	t.Shape = shape
 	return t
 }

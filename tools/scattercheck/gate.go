@@ -444,11 +444,9 @@ func (g *guarded) Run(c scatter.Call) (scatter.Result, error) {
 	res, err := g.inner.Run(c)
 	err = cleanErr(err) // the implementation's text is data
 	g.lastRes, g.lastErr = res, err
-	if !errors.As(err, new(*protocol.ProcessError)) {
-		g.known.saw(c, err) // an internal assertion: a known crash that answered
-	}
+	known := g.known.saw(c, err) // torch's own known crash: not a process failure
 	var pe *protocol.ProcessError
-	if errors.As(err, &pe) && !g.known.saw(c, err) {
+	if errors.As(err, &pe) && !known {
 		g.procFail++
 		if g.maxProc > 0 && g.procFail >= g.maxProc {
 			g.gaveUp = true
