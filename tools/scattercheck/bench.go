@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +34,8 @@ type benchConfig struct {
 	profile      scatter.Profile
 	scale        int
 	jsonPath     string
+	format       string // "table" or "benchstat"
+	compare      string // -compare OLD.json
 	timeout      time.Duration
 	startTimeout time.Duration
 }
@@ -101,11 +105,13 @@ func benchFlags(fs *flag.FlagSet) func() (*benchConfig, error) {
 	profile := fs.String("profile", "torch-2", "the behaviour of the built-in backends: torch-2 or torch-1.13 (only W7's bfloat16 sums differ: torch-1.13 rounds per step, as PyTorch 1.13 does)")
 	scale := fs.Int("scale", 1, fmt.Sprintf("divide every workload's sizes (and the memory copy) by this; the reference needs %d or more", refMinScale))
 	jsonPath := fs.String("json", "", "write the results as JSON to this file")
+	format := fs.String("format", "table", "the output: table, or benchstat (the samples as Go benchmark lines, for benchstat)")
+	compare := fs.String("compare", "", "OLD.json: show the change since this -json file of an earlier run (with a second file NEW.json as argument: compare the two files, run nothing)")
 	timeout := fs.Duration("timeout", defaultBenchTimeout, "the most one bench request to an -impl may take, transfer included")
 	startTimeout := fs.Duration("start-timeout", protocol.DefaultStartTimeout, "the most an -impl may take to start and answer hello")
 	return func() (*benchConfig, error) {
 		cfg := &benchConfig{impls: impls, repeat: *repeat, warmup: *warmup, scale: *scale, jsonPath: *jsonPath,
-			timeout: *timeout, startTimeout: *startTimeout}
+			format: *format, compare: *compare, timeout: *timeout, startTimeout: *startTimeout}
 		var err error
 		if cfg.profile, err = scatter.ParseProfile(*profile); err != nil {
 			return nil, err
@@ -140,6 +146,10 @@ func benchFlags(fs *flag.FlagSet) func() (*benchConfig, error) {
 			}
 		}
 		switch {
+		case cfg.format != "table" && cfg.format != "benchstat":
+			return nil, fmt.Errorf("-format must be table or benchstat, not %q", cfg.format)
+		case cfg.format == "benchstat" && cfg.compare != "":
+			return nil, fmt.Errorf("-format benchstat does not go with -compare: give benchstat the two runs written with -format benchstat")
 		case len(cfg.workloads) == 0:
 			return nil, fmt.Errorf("no workload in -workloads %q", *wls)
 		case cfg.repeat < 1:
@@ -168,7 +178,8 @@ func msgOf(err error) string {
 
 // runBench is scattercheck bench: it returns 0 when every target timed
 // or declined every workload, 1 when a target failed one, 2 for a usage
-// error.
+// error. With -compare OLD.json NEW.json it compares the files and runs
+// nothing (0, or 2 when a file cannot be read).
 func runBench(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scattercheck bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -177,20 +188,42 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "scattercheck bench: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
 	cfg, err := parse()
 	if err != nil {
 		fmt.Fprintln(stderr, "scattercheck bench:", err)
 		return 2
 	}
+	switch {
+	case fs.NArg() == 1 && cfg.compare != "":
+		return compareFiles(fs, cfg.compare, fs.Arg(0), stdout, stderr)
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "scattercheck bench: unexpected argument %q (a second file goes with -compare OLD.json)\n", fs.Arg(0))
+		return 2
+	}
+	var old *benchReport
+	if cfg.compare != "" {
+		if old, err = loadBench(cfg.compare); err != nil {
+			fmt.Fprintln(stderr, "scattercheck bench: -compare:", err)
+			return 2
+		}
+	}
 	rep := runBenchConfig(cfg, stderr)
-	rep.print(stdout)
+	if cfg.format == "benchstat" {
+		rep.writeBenchstat(stdout)
+	} else {
+		rep.print(stdout)
+	}
+	if old != nil {
+		fmt.Fprintln(stdout)
+		printCompare(stdout, cfg.compare, old, orDefault(cfg.jsonPath, "this run"), rep)
+	}
 	code := 0
 	if !rep.OK {
-		fmt.Fprintln(stdout, "\nFAIL: a target failed a workload")
+		if cfg.format == "benchstat" {
+			fmt.Fprintln(stderr, "scattercheck bench: FAIL: a target failed a workload")
+		} else {
+			fmt.Fprintln(stdout, "\nFAIL: a target failed a workload")
+		}
 		code = 1
 	}
 	if cfg.jsonPath != "" {
@@ -202,6 +235,33 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// compareFiles is scattercheck bench -compare OLD.json NEW.json: no flag
+// that shapes a run may come with it.
+func compareFiles(fs *flag.FlagSet, oldPath, newPath string, stdout, stderr io.Writer) int {
+	var extra []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "compare" {
+			extra = append(extra, "-"+f.Name)
+		}
+	})
+	if len(extra) > 0 {
+		fmt.Fprintf(stderr, "scattercheck bench: -compare OLD.json NEW.json runs nothing: %s has no effect there\n", strings.Join(extra, ", "))
+		return 2
+	}
+	old, err := loadBench(oldPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "scattercheck bench: -compare:", err)
+		return 2
+	}
+	cur, err := loadBench(newPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "scattercheck bench: -compare:", err)
+		return 2
+	}
+	printCompare(stdout, oldPath, old, newPath, cur)
+	return 0
+}
+
 func benchUsage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, `usage: scattercheck bench [flags]
 
@@ -209,12 +269,19 @@ Times the standard workloads W1-W7 (PERFORMANCE.md, package workload) on
 each target side by side: built-in backends in process, outside
 implementations through the protocol's bench request (timed inside the
 implementation). Prints, per workload and target, the median and minimum
-time, GB/s, the fraction of a memory copy measured in the same run, and the
-ratio to every other target. Exit status: 0, 1 when a target failed a
-workload, 2 for a usage error.
+time, GB/s, the fraction of a memory copy measured in the same run, the
+peak RSS, and the ratio to every other target. An outside implementation
+is labelled by the name and version of its hello. With -compare OLD.json,
+also the change since an earlier run's -json file (a Mann-Whitney U test
+tells it from noise); -compare OLD.json NEW.json compares two files and
+runs nothing. Exit status: 0, 1 when a target failed a workload, 2 for a
+usage error.
 
   scattercheck bench -targets optimized -impl '/usr/bin/python3 tools/adapters/torch_adapter.py'
   scattercheck bench -targets reference,optimized -scale 100 -workloads W1,W2 -json bench.json
+  scattercheck bench -json new.json -compare old.json
+  scattercheck bench -compare old.json new.json
+  scattercheck bench -format benchstat > new.txt; benchstat old.txt new.txt
 
 flags:
 `)
@@ -224,18 +291,59 @@ flags:
 
 // benchTarget is one target of the run.
 type benchTarget struct {
-	Name     string `json:"name"` // the column name: the built-in's name, or the implementation's
-	Kind     string `json:"kind"` // "built-in" or "impl"
+	// Label names the target in the table, the JSON and -compare: a
+	// built-in's name, or an implementation's name and version from its
+	// hello (implLabel), with " #2", " #3"... when another target has the
+	// label already.
+	Label    string `json:"label"`
+	Name     string `json:"name"`    // the name from Info or the hello
+	Version  string `json:"version"` // the version from Info or the hello
+	Kind     string `json:"kind"`    // "built-in" or "impl"
 	Command  string `json:"command,omitempty"`
-	Impl     string `json:"implementation"` // name and version from Info or the hello
 	Strides  bool   `json:"strides,omitempty"`
 	Unavail  string `json:"unavailable,omitempty"` // why a built-in cannot run here
 	StartErr string `json:"start_error,omitempty"` // why an impl did not start
+	// RSS says what the target's peak RSS figures cover, or why there are
+	// none.
+	RSS string `json:"rss"`
 
 	info    scatter.Info
 	backend scatter.Backend
 	client  *protocol.Client
 	gaveUp  string // not asked again: a request of it timed out (on this workload)
+	rssRoot int    // the process of an impl whose tree is measured (0: not found yet)
+}
+
+// What the peak RSS figures of each kind of target cover.
+const (
+	rssBuiltin = "this process (scattercheck), one more untimed call after the timed ones, its free memory returned to the system first: " +
+		"the peak since the call began, the Go runtime and the workload's inputs included"
+	rssImpl = "the implementation's process tree (sh -c CMD and every process below it; the sum of their peaks): " +
+		"the peak since the target's first bench request on the workload, which carried the inputs, to its last"
+)
+
+// implLabel is the label of an implementation whose hello gives name and
+// version: "torch 2.14.1", "numpy 1.24.2", "jax 0.10.2" (the version up
+// to its first space: "0.10.2 (jaxlib ...)" is long), and a name that
+// adds a library after a "+" gets it after the version:
+// "torch 2.14.1+torch_scatter-2.1.2" for torch+torch_scatter-2.1.2.
+func implLabel(name, version string) string {
+	name, version = strings.TrimSpace(name), strings.TrimSpace(version)
+	if f := strings.Fields(version); len(f) > 0 {
+		version = f[0]
+	}
+	head, tail, plus := strings.Cut(name, "+")
+	if version == "" {
+		return name
+	}
+	if head == "" {
+		return version
+	}
+	l := head + " " + version
+	if plus {
+		l += "+" + tail
+	}
+	return l
 }
 
 // label describes the target for the report's header.
@@ -244,7 +352,7 @@ func (t *benchTarget) label() string {
 	case t.StartErr != "":
 		return fmt.Sprintf("-impl %s: did not start: %s", shQuote(t.Command), firstLine(t.StartErr))
 	case t.Kind == "impl":
-		s := fmt.Sprintf("-impl %s: %s, timed by its bench request", shQuote(t.Command), t.Impl)
+		s := fmt.Sprintf("-impl %s: %s, timed by its bench request", shQuote(t.Command), strings.TrimSpace(t.Name+" "+t.Version))
 		if t.Strides {
 			s += ", views sent as views (strides)"
 		} else {
@@ -254,7 +362,7 @@ func (t *benchTarget) label() string {
 	case t.Unavail != "":
 		return "built-in, unavailable: " + t.Unavail
 	}
-	return "built-in: " + t.Impl
+	return "built-in: " + t.Name + " " + t.Version
 }
 
 // openTargets makes the built-in backends and starts the implementations.
@@ -264,7 +372,7 @@ func openTargets(cfg *benchConfig) []*benchTarget {
 	unique := func(name string) string {
 		n := name
 		for i := 2; taken[n]; i++ {
-			n = name + "#" + strconv.Itoa(i)
+			n = name + " #" + strconv.Itoa(i)
 		}
 		taken[n] = true
 		return n
@@ -272,23 +380,36 @@ func openTargets(cfg *benchConfig) []*benchTarget {
 	for _, name := range cfg.builtins {
 		b := builtinNamed(name, cfg.profile)
 		info := b.Info()
-		ts = append(ts, &benchTarget{Name: unique(name), Kind: "built-in", Impl: info.Name + " " + info.Version,
-			Unavail: info.Unavailable, info: info, backend: b})
+		ts = append(ts, &benchTarget{Label: unique(name), Name: info.Name, Version: info.Version, Kind: "built-in",
+			Unavail: info.Unavailable, RSS: rssBuiltin, info: info, backend: b})
 	}
+	roots := map[int]bool{} // the processes of the implementations started so far
 	for i, cmd := range cfg.impls {
-		t := &benchTarget{Kind: "impl", Command: cmd}
+		t := &benchTarget{Kind: "impl", Command: cmd, RSS: rssImpl}
+		known, rssErr := implRoots()
 		c, err := protocol.NewClient(cmd, protocol.ClientOptions{BenchTimeout: cfg.timeout, Timeout: cfg.timeout,
 			StartTimeout: cfg.startTimeout})
 		if err != nil {
-			t.Name = unique(fmt.Sprintf("impl%d", i+1))
+			t.Label = unique(fmt.Sprintf("impl%d", i+1))
 			t.StartErr = err.Error()
+			t.RSS = ""
 			ts = append(ts, t)
 			continue
 		}
 		t.client, t.info = c, c.Info()
-		t.Name = unique(orDefault(t.info.Name, fmt.Sprintf("impl%d", i+1)))
-		t.Impl = strings.TrimSpace(t.info.Name + " " + t.info.Version)
+		t.Name, t.Version = t.info.Name, t.info.Version
+		t.Label = unique(orDefault(implLabel(t.Name, t.Version), fmt.Sprintf("impl%d", i+1)))
 		t.Strides = c.Extensions().Strides
+		// the process just started: the new process group among this
+		// one's children
+		if rssErr == nil {
+			t.rssRoot, rssErr = newImplRoot(cmd, known, roots)
+		}
+		if rssErr != nil {
+			t.RSS = "none: " + rssErr.Error()
+		} else {
+			roots[t.rssRoot] = true
+		}
 		ts = append(ts, t)
 	}
 	return ts
@@ -311,21 +432,30 @@ const (
 
 // benchResult is one target on one workload.
 type benchResult struct {
-	Target   string             `json:"target"`
-	Status   string             `json:"status"`
-	Reason   string             `json:"reason,omitempty"`
-	Seconds  []float64          `json:"seconds,omitempty"` // every timed call, in the order run
-	MedianMS float64            `json:"median_ms,omitempty"`
-	MinMS    float64            `json:"min_ms,omitempty"`
-	GBs      float64            `json:"gb_per_s,omitempty"` // bytes moved / median time
-	Memcpy   float64            `json:"memcpy_fraction,omitempty"`
-	Ratios   map[string]float64 `json:"speedup_over,omitempty"` // other target -> its median / this one's
+	Label   string `json:"label"`   // the target's label
+	Name    string `json:"name"`    // the target's name (Info, hello)
+	Version string `json:"version"` // the target's version (Info, hello)
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	// SamplesNS are the timed calls in nanoseconds, in the order run.
+	SamplesNS []int64            `json:"samples_ns,omitempty"`
+	MedianNS  float64            `json:"median_ns,omitempty"` // of an even count: the mean of the middle two
+	MinNS     int64              `json:"min_ns,omitempty"`
+	Bytes     int64              `json:"bytes"`                     // moved per call: the workload's
+	GBs       float64            `json:"gb_per_s,omitempty"`        // bytes moved / median time
+	Memcpy    float64            `json:"memcpy_fraction,omitempty"` // GBs over the memory copy's median GB/s
+	Ratios    map[string]float64 `json:"speedup_over,omitempty"`    // other target's label -> its median / this one's
+	// PeakRSS is the peak resident memory measured on the workload (the
+	// target's "rss" says whose and when), StartRSS the resident memory
+	// when the measurement began; both 0 when none could be read.
+	PeakRSS  int64 `json:"peak_rss_bytes,omitempty"`
+	StartRSS int64 `json:"start_rss_bytes,omitempty"`
 }
 
 // canTime reports whether t can be asked to time call; otherwise the
 // result says why not.
 func (t *benchTarget) canTime(call scatter.Call) (benchResult, bool) {
-	r := benchResult{Target: t.Name}
+	r := benchResult{Label: t.Label, Name: t.Name, Version: t.Version}
 	switch {
 	case t.StartErr != "":
 		r.Status, r.Reason = benchFailed, "did not start (see the targets)"
@@ -342,15 +472,19 @@ func (t *benchTarget) canTime(call scatter.Call) (benchResult, bool) {
 }
 
 // time runs call warm times untimed, then n times timed, and returns the
-// seconds of each timed call. An implementation times them inside itself
-// (a bench request of warm+n runs, the first warm dropped).
-func (t *benchTarget) time(call scatter.Call, warm, n int) ([]float64, error) {
+// nanoseconds of each timed call. An implementation times them inside
+// itself (a bench request of warm+n runs, the first warm dropped).
+func (t *benchTarget) time(call scatter.Call, warm, n int) ([]int64, error) {
 	if t.client != nil {
 		secs, err := t.client.Bench(call, warm+n)
 		if err != nil {
 			return nil, err
 		}
-		return secs[warm:], nil
+		ns := make([]int64, n)
+		for i, s := range secs[warm:] {
+			ns[i] = int64(math.Round(s * 1e9))
+		}
+		return ns, nil
 	}
 	for range warm {
 		runtime.GC()
@@ -358,8 +492,8 @@ func (t *benchTarget) time(call scatter.Call, warm, n int) ([]float64, error) {
 			return nil, err
 		}
 	}
-	secs := make([]float64, n)
-	for i := range secs {
+	ns := make([]int64, n)
+	for i := range ns {
 		// Steady state: a collection (not timed) before each call lets it
 		// recycle the last call's output, as a long-running process does
 		// (and PyTorch's allocator). On a heap still growing to its goal,
@@ -369,12 +503,75 @@ func (t *benchTarget) time(call scatter.Call, warm, n int) ([]float64, error) {
 		runtime.GC()
 		t0 := time.Now()
 		_, err := t.backend.Run(call)
-		secs[i] = time.Since(t0).Seconds()
+		ns[i] = time.Since(t0).Nanoseconds()
 		if err != nil {
 			return nil, err
 		}
 	}
-	return secs, nil
+	return ns, nil
+}
+
+// startRSS begins the peak RSS measurement of an implementation on a
+// workload: the peaks of its process tree are reset. It returns false
+// when none can be read; then the result has no RSS.
+func (t *benchTarget) startRSS(targets []*benchTarget, res *benchResult) bool {
+	if t.client == nil {
+		return false
+	}
+	if t.rssRoot == 0 {
+		return false // not found at the start
+	}
+	if roots, err := implRoots(); err != nil {
+		return false
+	} else if !roots[t.rssRoot] {
+		// restarted since (a crash): the new process is the one
+		// implementation process that no other target has
+		taken := map[int]bool{}
+		for _, o := range targets {
+			if o != t && o.rssRoot != 0 {
+				taken[o.rssRoot] = true
+			}
+		}
+		root, err := newImplRoot(t.Command, nil, taken)
+		if err != nil {
+			return false
+		}
+		t.rssRoot = root
+	}
+	r, err := resetTree(t.rssRoot)
+	if err != nil {
+		return false
+	}
+	res.StartRSS = r.Current
+	return true
+}
+
+// endRSS ends the measurement startRSS began.
+func (t *benchTarget) endRSS(res *benchResult) {
+	if r, err := peakOfTree(t.rssRoot); err == nil {
+		res.PeakRSS = max(r.Peak, res.StartRSS)
+	} else {
+		res.StartRSS = 0
+	}
+}
+
+// builtinRSS measures the peak RSS of this process during one more
+// untimed call of a built-in target, after a collection that returns the
+// free memory to the system: the peak is then what the live data (the
+// workload's inputs among it) and the call need, not what the heap has
+// kept from earlier calls and targets.
+func (t *benchTarget) builtinRSS(call scatter.Call, res *benchResult) {
+	debug.FreeOSMemory()
+	r, err := resetTree(selfPID)
+	if err != nil {
+		return
+	}
+	if _, err := t.backend.Run(call); err != nil {
+		return
+	}
+	if p, err := peakOfTree(selfPID); err == nil {
+		res.StartRSS, res.PeakRSS = r.Current, max(p.Peak, r.Current)
+	}
 }
 
 // classify turns a failed time into a result's status and reason.
@@ -407,33 +604,32 @@ func (t *benchTarget) close() {
 
 // memcpy times Go copies of size bytes.
 type memcpy struct {
-	src, dst []byte
-	seconds  []float64
+	size int
+	ns   []int64
 }
 
-func newMemcpy(size int) *memcpy {
-	m := &memcpy{src: make([]byte, size), dst: make([]byte, size)}
-	for i := range m.src {
-		m.src[i] = byte(i)
-	}
-	copy(m.dst, m.src) // fault the pages in
-	return m
-}
-
-// round times n copies.
+// round times n copies between buffers made (and faulted in) for the
+// round alone, so that they do not count in the peak RSS of the built-in
+// targets.
 func (m *memcpy) round(n int) {
+	src, dst := make([]byte, m.size), make([]byte, m.size)
+	for i := range src {
+		src[i] = byte(i)
+	}
+	copy(dst, src) // fault the pages in
 	for range n {
 		t0 := time.Now()
-		copy(m.dst, m.src)
-		m.seconds = append(m.seconds, time.Since(t0).Seconds())
+		copy(dst, src)
+		m.ns = append(m.ns, time.Since(t0).Nanoseconds())
 	}
 }
 
 // runBenchConfig runs the bench: for each workload, a round of memory
 // copies, then every target in two passes, the second in reverse order
-// (each pass -warmup untimed calls and half the timed calls), so that drift on a
-// shared machine does not favour the target that runs first; a last round
-// of copies at the end. It notes its progress on progress.
+// (each pass -warmup untimed calls and half the timed calls), so that
+// drift on a shared machine does not favour the target that runs first,
+// then the peak RSS of each built-in target in one more call; a last
+// round of copies at the end. It notes its progress on progress.
 func runBenchConfig(cfg *benchConfig, progress io.Writer) *benchReport {
 	t0 := time.Now()
 	targets := openTargets(cfg)
@@ -443,8 +639,8 @@ func runBenchConfig(cfg *benchConfig, progress io.Writer) *benchReport {
 		}
 	}()
 	rep := newBenchReport(cfg, targets)
-	mc := newMemcpy(max(memcpyBytes/cfg.scale, memcpyMinBytes))
-	rep.Memcpy.Bytes = 2 * int64(len(mc.src))
+	mc := &memcpy{size: max(memcpyBytes/cfg.scale, memcpyMinBytes)}
+	rep.Memcpy.Bytes = 2 * int64(mc.size)
 	passes := [][2]int{{0, (cfg.repeat + 1) / 2}, {1, cfg.repeat / 2}}
 	for k, w := range cfg.workloads {
 		mc.round(cfg.repeat)
@@ -454,8 +650,10 @@ func runBenchConfig(cfg *benchConfig, progress io.Writer) *benchReport {
 		br := benchWorkload{ID: wl.Name, Description: wl.Description, Bytes: wl.Bytes}
 		results := make([]benchResult, len(targets))
 		active := make([]bool, len(targets))
+		rss := make([]bool, len(targets)) // an implementation's RSS measurement has begun
 		for i, t := range targets {
 			results[i], active[i] = t.canTime(wl.Call)
+			results[i].Bytes = wl.Bytes
 		}
 		for _, p := range passes {
 			if p[1] == 0 {
@@ -469,7 +667,10 @@ func runBenchConfig(cfg *benchConfig, progress io.Writer) *benchReport {
 				if !active[i] {
 					continue
 				}
-				secs, err := targets[i].time(wl.Call, cfg.warmup, p[1])
+				if !rss[i] && targets[i].client != nil {
+					rss[i] = targets[i].startRSS(targets, &results[i])
+				}
+				ns, err := targets[i].time(wl.Call, cfg.warmup, p[1])
 				if err != nil {
 					targets[i].classify(&results[i], err)
 					var pe *protocol.ProcessError
@@ -477,14 +678,21 @@ func runBenchConfig(cfg *benchConfig, progress io.Writer) *benchReport {
 						// a hang costs -timeout once, not once per workload
 						targets[i].gaveUp = wl.Name
 					}
-					results[i].Seconds = nil
-					active[i] = false
+					results[i].SamplesNS, results[i].StartRSS = nil, 0
+					active[i], rss[i] = false, false
 					continue
 				}
-				results[i].Seconds = append(results[i].Seconds, secs...)
+				results[i].SamplesNS = append(results[i].SamplesNS, ns...)
 			}
 		}
-		for i := range results {
+		for i, t := range targets {
+			switch {
+			case !active[i]:
+			case rss[i]:
+				t.endRSS(&results[i])
+			case t.backend != nil:
+				t.builtinRSS(wl.Call, &results[i])
+			}
 			if active[i] {
 				results[i].Status = benchOK
 			}
@@ -495,7 +703,7 @@ func runBenchConfig(cfg *benchConfig, progress io.Writer) *benchReport {
 	}
 	mc.round(cfg.repeat)
 	rep.Memcpy.Rounds++
-	rep.Memcpy.Seconds = mc.seconds
+	rep.Memcpy.SamplesNS = mc.ns
 	rep.finish()
 	rep.Seconds = time.Since(t0).Seconds()
 	return rep

@@ -107,7 +107,7 @@ func (r *benchReport) result(t *testing.T, id, target string) benchResult {
 			continue
 		}
 		for _, res := range w.Results {
-			if res.Target == target {
+			if res.Label == target {
 				return res
 			}
 		}
@@ -159,14 +159,14 @@ func TestBenchBuiltins(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
 	r := benchJSON(t, js)
-	if r.Schema != 1 || r.Tool != "scattercheck bench" || !r.OK || r.Scale != 1000 || r.Repeat != 3 || r.Profile != "torch-1.13" {
+	if r.Schema != benchSchema || r.Tool != "scattercheck bench" || !r.OK || r.Scale != 1000 || r.Repeat != 3 || r.Profile != "torch-1.13" {
 		t.Errorf("report header %+v", r)
 	}
 	if len(r.Workloads) != 7 || len(r.Targets) != len(builtinNames) {
 		t.Fatalf("%d workloads, %d targets", len(r.Workloads), len(r.Targets))
 	}
 	// the memory copy: 256 MiB / 1000, read and written, 8 rounds of 3
-	if r.Memcpy.Bytes != 2*(256<<20/1000) || len(r.Memcpy.Seconds) != 24 || r.Memcpy.Rounds != 8 || !(r.Memcpy.MedianGBs > 0) {
+	if r.Memcpy.Bytes != 2*(256<<20/1000) || len(r.Memcpy.SamplesNS) != 24 || r.Memcpy.Rounds != 8 || !(r.Memcpy.MedianGBs > 0) {
 		t.Errorf("memcpy %+v", r.Memcpy)
 	}
 	gpu := r.Targets[3].Unavail == ""
@@ -182,12 +182,15 @@ func TestBenchBuiltins(t *testing.T) {
 				}
 				continue
 			}
-			if res.Status != benchOK || len(res.Seconds) != 3 || !(res.MedianMS > 0) || res.MinMS > res.MedianMS ||
-				!(res.GBs > 0) || !(res.Memcpy > 0) {
+			if res.Status != benchOK || len(res.SamplesNS) != 3 || !(res.MedianNS > 0) || float64(res.MinNS) > res.MedianNS ||
+				!(res.GBs > 0) || !(res.Memcpy > 0) || res.Bytes != w.Bytes || res.Name == "" || res.Version == "" {
 				t.Errorf("%s %s: %+v", w.ID, name, res)
 			}
-			if math.Abs(res.GBs-float64(w.Bytes)/(res.MedianMS*1e-3)/1e9) > 1e-9*res.GBs {
-				t.Errorf("%s %s: %v GB/s for %d bytes in %v ms", w.ID, name, res.GBs, w.Bytes, res.MedianMS)
+			if math.Abs(res.GBs-float64(w.Bytes)/(res.MedianNS*1e-9)/1e9) > 1e-9*res.GBs {
+				t.Errorf("%s %s: %v GB/s for %d bytes in %v ns", w.ID, name, res.GBs, w.Bytes, res.MedianNS)
+			}
+			if rssReadable && (res.PeakRSS <= 0 || res.StartRSS <= 0 || res.PeakRSS < res.StartRSS) {
+				t.Errorf("%s %s: peak RSS %d, at the start %d", w.ID, name, res.PeakRSS, res.StartRSS)
 			}
 			for other, s := range res.Ratios {
 				back := r.result(t, w.ID, other).Ratios[name]
@@ -222,7 +225,8 @@ func TestBenchImplementations(t *testing.T) {
 	js := filepath.Join(t.TempDir(), "bench.json")
 	code, out, errb := runCmd(t, nil, "bench", "-scale", "1000", "-repeat", "2", "-workloads", "W2,W7,W1",
 		"-impl", helperImpl(t, "serve"), "-impl", helperImpl(t, "unsupported"), "-impl", helperImpl(t, "error"),
-		"-impl", helperImpl(t, "crash"), "-impl", "exit 3", "-timeout", "1m", "-json", js)
+		"-impl", helperImpl(t, "crash"), "-impl", "exit 3", "-impl", "true && "+helperImpl(t, "serve"),
+		"-timeout", "1m", "-json", js)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (failed targets)\n%s%s", code, out, errb)
 	}
@@ -230,13 +234,19 @@ func TestBenchImplementations(t *testing.T) {
 	if r.OK {
 		t.Error("ok with failed targets")
 	}
-	names := []string{}
+	// labels: the name and version of the hello ("1"), a suffix for a
+	// second target of the same label, the command's place for one
+	// that did not start
+	var labels, names []string
 	for _, tg := range r.Targets {
-		names = append(names, tg.Name)
+		labels, names = append(labels, tg.Label), append(names, tg.Name+"/"+tg.Version)
 	}
-	want := []string{"optimized", "helper", "helper-unsupported", "helper-error", "helper-crash", "impl5"}
-	if !slices.Equal(names, want) {
-		t.Fatalf("targets %v, want %v", names, want)
+	want := []string{"optimized", "helper 1", "helper-unsupported 1", "helper-error 1", "helper-crash 1", "impl5", "helper 1 #2"}
+	if !slices.Equal(labels, want) {
+		t.Fatalf("targets %v, want %v", labels, want)
+	}
+	if want := []string{"optimized/torch-2", "helper/1", "helper-unsupported/1", "helper-error/1", "helper-crash/1", "/", "helper/1"}; !slices.Equal(names, want) {
+		t.Errorf("names/versions %v, want %v", names, want)
 	}
 	if !r.Targets[1].Strides || r.Targets[2].Strides || r.Targets[5].StartErr == "" {
 		t.Errorf("targets %+v %+v %+v", r.Targets[1], r.Targets[2], r.Targets[5])
@@ -250,27 +260,49 @@ func TestBenchImplementations(t *testing.T) {
 	}
 	for _, c := range []struct{ id, target, want string }{
 		{"W2", "optimized", "ok"},
-		{"W2", "helper", "ok"}, // the expanded index went strided and was decoded as a view
-		{"W1", "helper", "ok"},
-		{"W7", "helper", "skipped: scatter_add on bfloat16 not claimed"},
-		{"W1", "helper-unsupported", "unsupported: this helper does not time calls"},
-		{"W1", "helper-error", "failed: invalid_argument: the helper refuses"},
-		{"W2", "helper-crash", "failed: crash"},
-		{"W1", "helper-crash", "failed: crash"}, // restarted, crashed again
+		{"W2", "helper 1", "ok"}, // the expanded index went strided and was decoded as a view
+		{"W1", "helper 1", "ok"},
+		{"W1", "helper 1 #2", "ok"},
+		{"W7", "helper 1", "skipped: scatter_add on bfloat16 not claimed"},
+		{"W1", "helper-unsupported 1", "unsupported: this helper does not time calls"},
+		{"W1", "helper-error 1", "failed: invalid_argument: the helper refuses"},
+		{"W2", "helper-crash 1", "failed: crash"},
+		{"W1", "helper-crash 1", "failed: crash"}, // restarted, crashed again
 		{"W1", "impl5", "failed: did not start"},
 	} {
 		if got := status(c.id, c.target); !strings.HasPrefix(got, c.want) {
 			t.Errorf("%s %s: %q, want %q...", c.id, c.target, got, c.want)
 		}
 	}
-	if res := r.result(t, "W2", "helper"); len(res.Seconds) != 2 || res.Ratios["optimized"] <= 0 {
+	if res := r.result(t, "W2", "helper 1"); len(res.SamplesNS) != 2 || res.Ratios["optimized"] <= 0 || res.Ratios["helper 1 #2"] <= 0 {
 		t.Errorf("W2 helper: %+v", res)
 	}
-	if res := r.result(t, "W2", "helper-crash"); !strings.Contains(res.Reason, "helper: crashing on bench") {
+	if res := r.result(t, "W2", "helper-crash 1"); !strings.Contains(res.Reason, "helper: crashing on bench") {
 		t.Errorf("the crash's stderr is not in the reason: %q", res.Reason)
 	}
-	for _, want := range []string{"helper-unsupported  unsupported: this helper does not time calls", "FAIL: a target failed a workload",
-		"views sent as views (strides)", "did not start", "optimized vs helper:"} {
+	// peak RSS: the helpers are this test binary, whose resident memory is
+	// more than a megabyte; the first one execs itself in place of sh,
+	// the second runs below sh (true && ... is not exec'd)
+	if rssReadable {
+		for _, target := range []string{"optimized", "helper 1", "helper 1 #2"} {
+			for _, id := range []string{"W2", "W1"} {
+				res := r.result(t, id, target)
+				if res.PeakRSS < 1<<20 || res.StartRSS < 1<<20 || res.PeakRSS < res.StartRSS {
+					t.Errorf("%s %s: peak RSS %d, at the start %d", id, target, res.PeakRSS, res.StartRSS)
+				}
+			}
+		}
+		for _, tg := range r.Targets[:5] {
+			if tg.RSS != rssBuiltin && tg.RSS != rssImpl {
+				t.Errorf("%s: RSS %q", tg.Label, tg.RSS)
+			}
+		}
+		if res := r.result(t, "W1", "helper-error 1"); res.PeakRSS != 0 {
+			t.Errorf("a failed result has a peak RSS: %+v", res)
+		}
+	}
+	for _, want := range []string{"helper-unsupported 1  unsupported: this helper does not time calls", "FAIL: a target failed a workload",
+		"views sent as views (strides)", "did not start", "optimized vs helper 1:", "peak RSS"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -323,28 +355,29 @@ func TestBuiltinNames(t *testing.T) {
 // made-up run.
 func TestBenchFigures(t *testing.T) {
 	r := &benchReport{
-		Targets: []*benchTarget{{Name: "a"}, {Name: "b"}, {Name: "c"}},
-		Memcpy:  benchMemcpy{Bytes: 4e9, Seconds: []float64{0.1, 0.2, 0.4}}, // 20 GB/s median
+		Targets: []*benchTarget{{Label: "a"}, {Label: "b"}, {Label: "c"}},
+		Memcpy:  benchMemcpy{Bytes: 4e9, SamplesNS: []int64{1e8, 2e8, 4e8}}, // 20 GB/s median
 		Workloads: []benchWorkload{
 			{ID: "W1", Bytes: 1e9, Results: []benchResult{
-				{Target: "a", Status: benchOK, Seconds: []float64{0.3, 0.1, 0.2, 0.5}}, // median 0.25
-				{Target: "b", Status: benchOK, Seconds: []float64{1}},
-				{Target: "c", Status: benchUnsupported, Reason: "no"},
+				{Label: "a", Status: benchOK, SamplesNS: []int64{3e8, 1e8, 2e8, 5e8}}, // median 0.25 s
+				{Label: "b", Status: benchOK, SamplesNS: []int64{1e9}},
+				{Label: "c", Status: benchUnsupported, Reason: "no"},
 			}},
 			{ID: "W2", Bytes: 2e9, Results: []benchResult{
-				{Target: "a", Status: benchOK, Seconds: []float64{1}},
-				{Target: "b", Status: benchOK, Seconds: []float64{0.25}},
-				{Target: "c", Status: benchSkipped},
+				{Label: "a", Status: benchOK, SamplesNS: []int64{1e9}},
+				{Label: "b", Status: benchOK, SamplesNS: []int64{2.5e8}},
+				{Label: "c", Status: benchSkipped},
 			}},
 		},
 	}
 	r.finish()
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9*math.Max(1, math.Abs(b)) }
-	if !near(r.Memcpy.MedianGBs, 20) || !near(r.Memcpy.MaxGBs, 40) || !near(r.Memcpy.MinGBs, 10) || !r.OK {
+	if !near(r.Memcpy.MedianGBs, 20) || !near(r.Memcpy.MaxGBs, 40) || !near(r.Memcpy.MinGBs, 10) || !r.OK ||
+		r.Memcpy.MedianNS != 2e8 || r.Memcpy.MinNS != 1e8 {
 		t.Errorf("memcpy %+v, ok %v", r.Memcpy, r.OK)
 	}
 	a := r.Workloads[0].Results[0]
-	if !near(a.MedianMS, 250) || !near(a.MinMS, 100) || !near(a.GBs, 4) || !near(a.Memcpy, 0.2) || !near(a.Ratios["b"], 4) || len(a.Ratios) != 1 {
+	if a.MedianNS != 2.5e8 || a.MinNS != 1e8 || !near(a.GBs, 4) || !near(a.Memcpy, 0.2) || !near(a.Ratios["b"], 4) || len(a.Ratios) != 1 {
 		t.Errorf("W1 a: %+v", a)
 	}
 	if c := r.Workloads[0].Results[2]; c.Ratios != nil || c.GBs != 0 {
@@ -379,11 +412,11 @@ func TestBenchHang(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 	r := benchJSON(t, js)
-	if res := r.result(t, "W1", "helper-hang"); res.Status != benchFailed || !strings.HasPrefix(res.Reason, "timeout") {
+	if res := r.result(t, "W1", "helper-hang 1"); res.Status != benchFailed || !strings.HasPrefix(res.Reason, "timeout") {
 		t.Errorf("W1: %+v", res)
 	}
 	for _, id := range []string{"W6", "W3"} {
-		if res := r.result(t, id, "helper-hang"); res.Status != benchFailed || res.Reason != "not run: a bench request timed out on W1" {
+		if res := r.result(t, id, "helper-hang 1"); res.Status != benchFailed || res.Reason != "not run: a bench request timed out on W1" {
 			t.Errorf("%s: %+v", id, res)
 		}
 	}

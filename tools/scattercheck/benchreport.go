@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -15,36 +16,51 @@ import (
 // The report of scattercheck bench: the table on standard output and the
 // -json file.
 
-// benchReport is the whole run (the -json file: "schema": 1, fields are
-// only ever added).
+// benchSchema is the version of the -json layout: 2 since the targets
+// have labels and the times are nanoseconds (schema 1 named a target by
+// "target" and timed it in "seconds"; -compare reads both).
+const benchSchema = 2
+
+// benchReport is the whole run (the -json file; within a schema, fields
+// are only ever added).
 type benchReport struct {
-	Tool       string          `json:"tool"`
-	Schema     int             `json:"schema"`
-	Time       string          `json:"time"`
-	OK         bool            `json:"ok"` // no target failed a workload
-	Profile    string          `json:"profile"`
-	Scale      int             `json:"scale"`
-	Repeat     int             `json:"repeat"`
-	Warmup     int             `json:"warmup"` // untimed calls per target, workload and pass
-	Go         string          `json:"go"`
-	Platform   string          `json:"platform"`
-	CPUs       int             `json:"cpus"`
-	GOMAXPROCS int             `json:"gomaxprocs"`
-	Seconds    float64         `json:"seconds"`
-	Memcpy     benchMemcpy     `json:"memcpy"`
-	Targets    []*benchTarget  `json:"targets"`
-	Workloads  []benchWorkload `json:"workloads"`
-	Pairs      []benchPair     `json:"pairs"`
+	Tool      string          `json:"tool"`
+	Schema    int             `json:"schema"`
+	Date      string          `json:"date"` // the run's start, RFC 3339, UTC
+	OK        bool            `json:"ok"`   // no target failed a workload
+	Profile   string          `json:"profile"`
+	Scale     int             `json:"scale"`
+	Repeat    int             `json:"repeat"`
+	Warmup    int             `json:"warmup"` // untimed calls per target, workload and pass
+	Seconds   float64         `json:"seconds"`
+	Machine   benchMachine    `json:"machine"`
+	Memcpy    benchMemcpy     `json:"memcpy"`
+	Targets   []*benchTarget  `json:"targets"`
+	Workloads []benchWorkload `json:"workloads"`
+	Pairs     []benchPair     `json:"pairs"`
+}
+
+// benchMachine is where the bench ran.
+type benchMachine struct {
+	GOOS       string `json:"goos"`
+	GOARCH     string `json:"goarch"`
+	CPUModel   string `json:"cpu_model"` // "" where it cannot be read
+	Cores      int    `json:"cores"`     // logical CPUs this process may use
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	Go         string `json:"go"`
+	MemTotal   int64  `json:"mem_total_bytes,omitempty"`
 }
 
 // benchMemcpy is the memory copy measured in the run.
 type benchMemcpy struct {
-	Bytes     int64     `json:"bytes"` // moved per copy: read and written
-	Rounds    int       `json:"rounds"`
-	Seconds   []float64 `json:"seconds"`
-	MedianGBs float64   `json:"median_gb_per_s"`
-	MaxGBs    float64   `json:"max_gb_per_s"`
-	MinGBs    float64   `json:"min_gb_per_s"`
+	Bytes     int64   `json:"bytes"` // moved per copy: read and written
+	Rounds    int     `json:"rounds"`
+	SamplesNS []int64 `json:"samples_ns"`
+	MedianNS  float64 `json:"median_ns"`
+	MinNS     int64   `json:"min_ns"`
+	MedianGBs float64 `json:"median_gb_per_s"`
+	MaxGBs    float64 `json:"max_gb_per_s"`
+	MinGBs    float64 `json:"min_gb_per_s"`
 }
 
 // benchWorkload is one workload and every target's result on it.
@@ -55,8 +71,8 @@ type benchWorkload struct {
 	Results     []benchResult `json:"results"`
 }
 
-// benchPair sums up A against B over the workloads both timed: the
-// speed-up of A (B's median time over A's), geometric mean and range.
+// benchPair sums up A against B (labels) over the workloads both timed:
+// the speed-up of A (B's median time over A's), geometric mean and range.
 type benchPair struct {
 	A         string  `json:"a"`
 	B         string  `json:"b"`
@@ -69,33 +85,80 @@ type benchPair struct {
 }
 
 func newBenchReport(cfg *benchConfig, targets []*benchTarget) *benchReport {
-	return &benchReport{Tool: "scattercheck bench", Schema: 1, Time: time.Now().UTC().Format(time.RFC3339),
-		Profile: cfg.profile.String(), Scale: cfg.scale, Repeat: cfg.repeat, Warmup: cfg.warmup, Go: runtime.Version(),
-		Platform: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-		Targets: targets}
+	return &benchReport{Tool: "scattercheck bench", Schema: benchSchema, Date: time.Now().UTC().Format(time.RFC3339),
+		Profile: cfg.profile.String(), Scale: cfg.scale, Repeat: cfg.repeat, Warmup: cfg.warmup,
+		Machine: thisMachine(), Targets: targets}
 }
 
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
+// thisMachine describes the machine the bench runs on.
+func thisMachine() benchMachine {
+	m := benchMachine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, Cores: runtime.NumCPU(),
+		GOMAXPROCS: runtime.GOMAXPROCS(0), Go: runtime.Version()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		m.CPUModel = cpuModel(string(b))
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		m.MemTotal = memTotal(string(b))
+	}
+	return m
+}
+
+// cpuModel returns the processor's name from the text of /proc/cpuinfo:
+// the first "model name" (x86, and arm64 kernels that give one), else
+// the first "Hardware", "cpu model" or "cpu" (other architectures).
+func cpuModel(cpuinfo string) string {
+	for _, key := range []string{"model name", "Hardware", "cpu model", "cpu"} {
+		for line := range strings.Lines(cpuinfo) {
+			k, v, ok := strings.Cut(line, ":")
+			if ok && strings.TrimSpace(k) == key {
+				if v = strings.TrimSpace(v); v != "" {
+					return v
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// memTotal returns MemTotal in bytes from the text of /proc/meminfo, or 0.
+func memTotal(meminfo string) int64 {
+	for line := range strings.Lines(meminfo) {
+		if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			f := strings.Fields(v)
+			if len(f) == 2 && f[1] == "kB" {
+				if n, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+					return n << 10
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// medianNS is the median of ns (of an even count, the mean of the
+// middle two).
+func medianNS(ns []int64) float64 {
+	s := slices.Clone(ns)
 	slices.Sort(s)
 	n := len(s)
 	if n == 0 {
 		return 0
 	}
 	if n%2 == 1 {
-		return s[n/2]
+		return float64(s[n/2])
 	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return (float64(s[n/2-1]) + float64(s[n/2])) / 2
 }
 
 // finish derives the figures from the times: medians, GB/s, the memory
 // copy's fraction, the ratios and the pairs.
 func (r *benchReport) finish() {
 	m := &r.Memcpy
-	if len(m.Seconds) > 0 {
-		m.MedianGBs = float64(m.Bytes) / median(m.Seconds) / 1e9
-		m.MaxGBs = float64(m.Bytes) / slices.Min(m.Seconds) / 1e9
-		m.MinGBs = float64(m.Bytes) / slices.Max(m.Seconds) / 1e9
+	if len(m.SamplesNS) > 0 {
+		m.MedianNS, m.MinNS = medianNS(m.SamplesNS), slices.Min(m.SamplesNS)
+		m.MedianGBs = float64(m.Bytes) / m.MedianNS
+		m.MaxGBs = float64(m.Bytes) / float64(max(m.MinNS, 1))
+		m.MinGBs = float64(m.Bytes) / float64(max(slices.Max(m.SamplesNS), 1))
 	}
 	r.OK = true
 	for wi := range r.Workloads {
@@ -108,10 +171,9 @@ func (r *benchReport) finish() {
 			if res.Status != benchOK {
 				continue
 			}
-			med := median(res.Seconds)
-			res.MedianMS, res.MinMS = med*1e3, slices.Min(res.Seconds)*1e3
-			if med > 0 {
-				res.GBs = float64(w.Bytes) / med / 1e9
+			res.MedianNS, res.MinNS = medianNS(res.SamplesNS), slices.Min(res.SamplesNS)
+			if res.MedianNS > 0 {
+				res.GBs = float64(w.Bytes) / res.MedianNS // bytes per ns: GB/s
 			}
 			if m.MedianGBs > 0 {
 				res.Memcpy = res.GBs / m.MedianGBs
@@ -120,11 +182,11 @@ func (r *benchReport) finish() {
 		for i := range w.Results {
 			a := &w.Results[i]
 			for j, b := range w.Results {
-				if i != j && a.Status == benchOK && b.Status == benchOK && a.MedianMS > 0 && b.MedianMS > 0 {
+				if i != j && a.Status == benchOK && b.Status == benchOK && a.MedianNS > 0 && b.MedianNS > 0 {
 					if a.Ratios == nil {
 						a.Ratios = map[string]float64{}
 					}
-					a.Ratios[b.Target] = b.MedianMS / a.MedianMS
+					a.Ratios[b.Label] = b.MedianNS / a.MedianNS
 				}
 			}
 		}
@@ -132,10 +194,10 @@ func (r *benchReport) finish() {
 	r.Pairs = nil
 	for i, a := range r.Targets {
 		for _, b := range r.Targets[i+1:] {
-			p := benchPair{A: a.Name, B: b.Name}
+			p := benchPair{A: a.Label, B: b.Label}
 			logSum := 0.0
 			for _, w := range r.Workloads {
-				s, ok := w.speedup(a.Name, b.Name)
+				s, ok := w.speedup(a.Label, b.Label)
 				if !ok {
 					continue
 				}
@@ -160,7 +222,7 @@ func (r *benchReport) finish() {
 // timed it.
 func (w *benchWorkload) speedup(a, b string) (float64, bool) {
 	for _, res := range w.Results {
-		if res.Target == a {
+		if res.Label == a {
 			s, ok := res.Ratios[b]
 			return s, ok
 		}
@@ -205,24 +267,40 @@ func (r *benchReport) print(w io.Writer) {
 	if r.Repeat == 1 {
 		passes = fmt.Sprintf("one pass, after %d untimed calls", r.Warmup)
 	}
-	fmt.Fprintf(w, "  (%s; %s, %d CPUs, GOMAXPROCS %d, %s)\n", passes, r.Platform, r.CPUs, r.GOMAXPROCS, r.Go)
+	m := r.Machine
+	fmt.Fprintf(w, "  (%s; %s/%s, %s, %d CPUs, GOMAXPROCS %d, %s)\n", passes, m.GOOS, m.GOARCH, orDefault(m.CPUModel, "CPU model unknown"),
+		m.Cores, m.GOMAXPROCS, m.Go)
 	fmt.Fprintln(w, "\ntargets:")
 	nameW := len("target")
 	for _, t := range r.Targets {
-		nameW = max(nameW, len(t.Name))
+		nameW = max(nameW, len(t.Label))
 	}
 	for _, t := range r.Targets {
-		fmt.Fprintf(w, "  %-*s  %s\n", nameW, t.Name, t.label())
+		fmt.Fprintf(w, "  %-*s  %s\n", nameW, t.Label, t.label())
 	}
-	m := r.Memcpy
+	mc := r.Memcpy
 	fmt.Fprintf(w, "\nmemory copy (Go copy of %s, bytes read + written): median %s GB/s (%s to %s; %d copies in %d rounds)\n",
-		byteSize(m.Bytes/2), fmtGBs(m.MedianGBs), fmtGBs(m.MinGBs), fmtGBs(m.MaxGBs), len(m.Seconds), m.Rounds)
+		byteSize(mc.Bytes/2), fmtGBs(mc.MedianGBs), fmtGBs(mc.MinGBs), fmtGBs(mc.MaxGBs), len(mc.SamplesNS), mc.Rounds)
 	fmt.Fprintln(w, "\nworkloads (bytes moved: source and index read, output read and written):")
 	for _, wl := range r.Workloads {
 		fmt.Fprintf(w, "  %-3s %s (%s)\n", wl.ID, wl.Description, byteSize(wl.Bytes))
 	}
+	fmt.Fprintln(w, "\npeak RSS: the resident memory at its highest on the workload, and how much of it came after the start:")
+	kinds := map[string]bool{}
+	for _, t := range r.Targets {
+		if t.RSS != "" && !kinds[t.Kind] {
+			kinds[t.Kind] = true
+			fmt.Fprintf(w, "  %s targets: %s\n", t.Kind, t.RSS)
+		}
+	}
+	for _, t := range r.Targets {
+		if strings.HasPrefix(t.RSS, "none") {
+			fmt.Fprintf(w, "  %s: %s\n", t.Label, t.RSS)
+		}
+	}
 	fmt.Fprintln(w)
-	header := fmt.Sprintf("%-8s  %-*s  %10s  %10s  %7s  %9s  %s", "workload", nameW, "target", "median ms", "min ms", "GB/s", "of memcpy", "ratio of medians")
+	header := fmt.Sprintf("%-8s  %-*s  %10s  %10s  %7s  %9s  %9s  %9s  %s", "workload", nameW, "target", "median ms", "min ms", "GB/s",
+		"of memcpy", "peak RSS", "+ since", "ratio of medians")
 	fmt.Fprintln(w, header)
 	fmt.Fprintln(w, strings.Repeat("-", len(header)))
 	for _, wl := range r.Workloads {
@@ -232,17 +310,21 @@ func (r *benchReport) print(w io.Writer) {
 				id = wl.ID
 			}
 			if res.Status != benchOK {
-				fmt.Fprintf(w, "%-8s  %-*s  %s: %s\n", id, nameW, res.Target, res.Status, res.Reason)
+				fmt.Fprintf(w, "%-8s  %-*s  %s: %s\n", id, nameW, res.Label, res.Status, res.Reason)
 				continue
 			}
 			var ratios []string
 			for _, other := range wl.Results {
-				if s, ok := res.Ratios[other.Target]; ok {
-					ratios = append(ratios, ratioText(s, other.Target))
+				if s, ok := res.Ratios[other.Label]; ok {
+					ratios = append(ratios, ratioText(s, other.Label))
 				}
 			}
-			line := fmt.Sprintf("%-8s  %-*s  %10s  %10s  %7s  %8.1f%%  %s", id, nameW, res.Target, fmtMS(res.MedianMS),
-				fmtMS(res.MinMS), fmtGBs(res.GBs), 100*res.Memcpy, strings.Join(ratios, ", "))
+			peak, grew := "-", "-"
+			if res.PeakRSS > 0 {
+				peak, grew = rssSize(res.PeakRSS), rssSize(res.PeakRSS-res.StartRSS)
+			}
+			line := fmt.Sprintf("%-8s  %-*s  %10s  %10s  %7s  %8.1f%%  %9s  %9s  %s", id, nameW, res.Label, fmtMS(res.MedianNS/1e6),
+				fmtMS(float64(res.MinNS)/1e6), fmtGBs(res.GBs), 100*res.Memcpy, peak, grew, strings.Join(ratios, ", "))
 			fmt.Fprintln(w, strings.TrimRight(line, " "))
 		}
 	}
@@ -259,6 +341,18 @@ func (r *benchReport) print(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "\n%.1f s in all\n", r.Seconds)
+}
+
+// rssSize writes n bytes of memory in MiB or GiB, as the kernel counts
+// them (kB of 1024 bytes).
+func rssSize(n int64) string {
+	if n >= 10<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	}
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
 }
 
 // byteSize writes n bytes as MB (10^6) or, for copies, MiB.

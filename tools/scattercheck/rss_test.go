@@ -1,0 +1,29 @@
+package main
+
+import (
+	"runtime"
+	"slices"
+	"testing"
+)
+
+// rssReadable: the bench reads peak RSS on Linux (and its tests insist
+// that it does there).
+var rssReadable = runtime.GOOS == "linux"
+
+// TestProcessTree: root, then its descendants breadth first, each level
+// in pid order; processes outside the tree and a cycle of parents (a pid
+// reused while the table was read) are not followed twice.
+func TestProcessTree(t *testing.T) {
+	ps := []procEntry{
+		{pid: 10, ppid: 1}, {pid: 30, ppid: 10}, {pid: 20, ppid: 10}, {pid: 40, ppid: 20},
+		{pid: 50, ppid: 1}, {pid: 60, ppid: 50}, // another tree
+		{pid: 10, ppid: 40}, // a cycle back to the root
+	}
+	children := childrenOf(ps)
+	if got, want := processTree(10, children), []int{10, 20, 30, 40}; !slices.Equal(got, want) {
+		t.Errorf("tree of 10: %v, want %v", got, want)
+	}
+	if got, want := processTree(60, children), []int{60}; !slices.Equal(got, want) {
+		t.Errorf("tree of 60: %v, want %v", got, want)
+	}
+}
