@@ -201,12 +201,17 @@ def check_bounds(idx, size, dim):
             fail("index_out_of_range", "index %d is out of bounds for dimension %d with size %d" % (v, dim, size))
 
 
-def scalar_to(value, dtype):
-    """c10's checked Scalar::to<T>(): a bool never overflows, nor does
-    anything into bool; an int must lie in the dtype's range (uint8 also
-    takes negative ints down to -255, wrapping); a float must be finite and
-    in range for an integer dtype (and is truncated toward zero), and in
-    range, or infinite, for a float dtype."""
+def scalar_to(value, dtype, checked=True):
+    """c10's checked Scalar::to<T>() as torch 2.14 has it: a bool never
+    overflows, nor does anything into bool; an int must lie in the dtype's
+    range (uint8 also takes negative ints down to -255, wrapping); a float
+    into an integer dtype must be finite with lowest <= v < max+1, and is
+    truncated toward zero (uint8 255.5 is 255); a float dtype takes any
+    value in range, or infinite. float16 is reached through float32 (c10's
+    Half is constructed from a float): 1 + 2^-11 + 2^-30 is 1.0, not the
+    1.0009765625 that rounding the double once gives. checked=False skips
+    the range check (one-element float16 new_full: a value past the range
+    rounds to +-inf)."""
     if dtype == np.bool_:
         return np.bool_(value != 0)
     if isinstance(value, bool):
@@ -215,7 +220,8 @@ def scalar_to(value, dtype):
     if np.issubdtype(dtype, np.integer):
         info = np.iinfo(dtype)
         if isinstance(value, float):
-            if math.isnan(value) or math.isinf(value) or value < info.min or value > info.max:
+            # max+1 is a power of two, exact as a double
+            if math.isnan(value) or math.isinf(value) or value < info.min or value >= float(info.max) + 1:
                 overflow()
             return dtype.type(int(value))
         if dtype == np.uint8:
@@ -226,8 +232,11 @@ def scalar_to(value, dtype):
             overflow()
         return dtype.type(value)
     f = float(value)
-    if math.isfinite(f) and abs(f) > float(np.finfo(dtype).max):
+    if checked and math.isfinite(f) and abs(f) > float(np.finfo(dtype).max):
         overflow()
+    if dtype == np.float16:
+        with np.errstate(over="ignore"):
+            return np.float16(np.float32(f))
     return dtype.type(f)
 
 
@@ -298,9 +307,10 @@ def mean_divide(out, count):
 
 
 def op_scatter(self, dim, index, src, value, reduce):
+    dim = scatter_checks("scatter", self, dim, index, src)
+    # the reduce name is checked in meta, after the shape check
     if reduce is not None and reduce not in ("add", "multiply"):
         fail("invalid_argument", "reduce argument must be either add or multiply.")
-    dim = scatter_checks("scatter", self, dim, index, src)
     out = as1d(self).copy()
     if index.size == 0:
         return out.reshape(self.shape)
@@ -329,10 +339,16 @@ def op_scatter_add(self, dim, index, src):
     return out.reshape(self.shape)
 
 
+# torch 2's get_reduction_enum takes "max" and "min" for amax and amin
+REDUCE_ALIASES = {"max": "amax", "min": "amin"}
+
+
 def op_scatter_reduce(self, dim, index, src, reduce, include_self):
-    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
-        fail("invalid_argument", "reduce argument must be either sum, prod, mean, amax or amin.")
     dim = scatter_checks("scatter", self, dim, index, src)
+    # the reduce name is checked in meta, after the shape check
+    reduce = REDUCE_ALIASES.get(reduce, reduce)
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        fail("invalid_argument", "reduce argument must be either sum, prod, mean, amax or amin, got %s" % reduce)
     if reduce == "mean" and self.dtype == np.bool_:
         fail("unsupported_dtype", "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
     out = as1d(self).copy()
@@ -353,6 +369,9 @@ def op_scatter_reduce(self, dim, index, src, reduce, include_self):
 
 
 def op_index_reduce(self, dim, index, source, reduce, include_self):
+    """index_reduce_ with PyTorch 2's checks (index_func_meta_impl), in
+    its order: source must have self's shape but along dim (nothing
+    broadcasts; a 0-d source needs a 0-d self)."""
     if reduce not in ("prod", "mean", "amax", "amin"):
         fail("invalid_argument", "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got %s." % reduce)
     dim = wrap_dim(dim, self.ndim)
@@ -363,42 +382,58 @@ def op_index_reduce(self, dim, index, source, reduce, include_self):
         fail("dtype_mismatch", "index_reduce_(): self and source must have the same scalar type")
     if not (dim == 0 or dim < source.ndim):
         fail("shape_mismatch", "index_reduce_(): Indexing dim %d is out of bounds of the source tensor" % dim)
+    if source.ndim == 0 and index.size != 1:
+        fail("dim_out_of_range", "Dimension specified as 0 but tensor has no dimensions")
     n = 1 if source.ndim == 0 else source.shape[dim]
     if index.size != n:
         fail("shape_mismatch", "index_reduce_(): Number of indices (%d) should be equal to source.size(dim): (%d)" % (index.size, n))
-    # PyTorch's dtype rule for bool: the 1-d path and the include_self=False
-    # initialisation take numbers only (checked before the index bounds),
-    # and a mean fails in the floor division after the reduction (which
-    # the multi-dim path skips when the index is empty).
-    if self.dtype == np.bool_ and (self.ndim <= 1 or not include_self):
-        fail("unsupported_dtype", "\"index_func_\" not implemented for 'Bool'")
+    ss, rs = list(self.shape), list(source.shape)
+    if self.ndim and source.ndim:
+        del ss[dim], rs[dim]
+    if ss != rs:
+        fail("shape_mismatch", "source tensor shape must match self tensor shape, excluding the specified dimension. "
+             "Got self.shape = %s source.shape = %s" % (list(self.shape), list(source.shape)))
     out = as1d(self).copy()
     src = as1d(source)
     idx = index.reshape(-1).astype(np.int64)
-    check_bounds(idx, out.shape[dim], dim)
-    if self.dtype == np.bool_ and idx.size and reduce == "mean":
+    size = out.shape[dim]
+    # include_self=False: the identity fill dispatches on self's dtype (no
+    # bool) and runs index_fill_, which wraps negative indices, first.
+    if not include_self:
+        if self.dtype == np.bool_:
+            fail("unsupported_dtype", "\"index_reduce_func_exclude_input_init\" not implemented for 'Bool'")
+        bad = (idx < -size) | (idx >= size)
+        if bad.any():
+            fail("index_out_of_range", "index %d is out of bounds for dimension %d with size %d" % (int(idx[bad][0]), dim, size))
+    if self.ndim > 1:
+        if idx.size == 0:
+            return out.reshape(self.shape)
+        if size == 0:
+            fail("index_out_of_range", "select(): index 0 out of range for tensor of size %s at dimension %d" % (list(self.shape), dim))
+    elif self.dtype == np.bool_:
+        # the 1-d path dispatches on self's dtype before its loop
+        fail("unsupported_dtype", "\"index_func_\" not implemented for 'Bool'")
+    if idx.size and ((idx < 0) | (idx >= size)).any():
+        fail("index_out_of_range", "index out of range in self")
+    if self.ndim > 1 and reduce == "mean" and self.dtype == np.bool_:
         fail("unsupported_dtype", "\"div_floor_cpu\" not implemented for 'Bool'")
-    lead = (slice(None),) * dim
     if idx.size == 0:
         return out.reshape(self.shape)
+    lead = (slice(None),) * dim
     if not include_self:
         out[lead + (idx,)] = identity(reduce, out.dtype)
-    # source.select(dim, i) combined into self.select(dim, index[i]): the
-    # slices broadcast, as PyTorch's TensorIterator does.
+    # source.select(dim, i) combined into self.select(dim, index[i]), in
+    # increasing i (same shapes: nothing broadcasts)
     ufunc = UFUNC[reduce]
     for i in range(idx.size):
         dst = out[lead + (idx[i],)]
-        s = np.take(src, i, axis=dim) if src.ndim > dim else src.reshape(())
-        try:
-            b = np.broadcast_to(s, dst.shape)
-        except ValueError as e:
-            fail("shape_mismatch", "source slice %s does not broadcast to %s: %s" % (list(np.shape(s)), list(dst.shape), e))
-        out[lead + (idx[i],)] = ufunc(dst, b).astype(out.dtype)
+        s = np.take(src, i, axis=dim)
+        out[lead + (idx[i],)] = ufunc(dst, s).astype(out.dtype)
     if reduce == "mean":
-        count = np.full(out.shape[dim], 1 if include_self else 0, dtype=np.int64)
+        count = np.full(size, 1 if include_self else 0, dtype=np.int64)
         np.add.at(count, idx, 1)
         shape = [1] * out.ndim
-        shape[dim] = out.shape[dim]
+        shape[dim] = size
         out = mean_divide(out, count.reshape(shape))
     return out.reshape(self.shape)
 
@@ -425,6 +460,41 @@ def check_size(shape):
         fail("unsupported", "the adapter does not allocate an output of shape %s" % (list(shape),))
 
 
+def contiguous_strides(shape):
+    st = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        st[d] = st[d + 1] * shape[d + 1]
+    return st
+
+
+def expand_strides(shape, strides, to):
+    """torch's expand of a layout of the same rank: a size-1 dimension
+    stretched gets stride 0."""
+    return [strides[d] if shape[d] == to[d] else 0 for d in range(len(to))]
+
+
+def expanded_index_path(dtype, out_shape, wd, shape, strides, src_contiguous):
+    """Whether out.scatter_add_(wd, index, src) takes PyTorch 2's fast path
+    for an expanded index (can_use_expanded_index_path), whose kernel reads
+    the index as int64, so that an int32 index there fails with "expected
+    scalar type Long but found Int" (torch 2.14): a floating out, neither
+    out nor the index empty or 0-d, dim 0, at least 16 index elements per
+    index of dim 0, the index's dim-0 stride 1 and every other 0 or 1, src
+    contiguous. The strides are torch's, in elements."""
+    if not np.issubdtype(dtype, np.floating) or wd != 0 or len(out_shape) == 0 or len(shape) == 0:
+        return False
+    if math.prod(shape) == 0 or math.prod(out_shape) == 0 or not src_contiguous:
+        return False
+    if math.prod(shape) // shape[0] < 16 or strides[0] != 1:
+        return False
+    return all(st <= 1 for st in strides[1:])
+
+
+def check_expanded_int32(dtype, out_shape, wd, shape, strides, src_contiguous, index_dtype):
+    if index_dtype == np.int32 and expanded_index_path(dtype, out_shape, wd, shape, strides, src_contiguous):
+        fail("index_dtype", "expected scalar type Long but found Int (scatter_add_'s expanded-index path)")
+
+
 def ts_index_max(index):
     return 0 if index.size == 0 else int(index.max()) + 1
 
@@ -435,8 +505,8 @@ def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
     if not -n <= dim < n:
         fail("dim_out_of_range", "dim %d of a %d-dimensional src" % (dim, n))
     dim = dim + n if dim < 0 else dim
-    if index.dtype not in (np.int32, np.int64):
-        fail("index_dtype", "scatter(): Expected dtype int32/int64 for index")
+    idx_dtype = index.dtype
+    orig_index, src_shape = index, list(src.shape)
     if index.ndim == 1:
         view = [1] * n
         view[dim] = src.shape[dim]
@@ -446,6 +516,7 @@ def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
             index = np.broadcast_to(index.reshape(view), src.shape)
         else:
             index = np.zeros(view, dtype=np.int64)  # torch_scatter: new_empty, uninitialised
+            idx_dtype = index.dtype
     if src.ndim != index.ndim:
         fail("shape_mismatch", "Number of dimensions of src and index tensor do not match, got %d and %d" % (src.ndim, index.ndim))
     shape = []
@@ -458,15 +529,33 @@ def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
     index = np.broadcast_to(index, shape)
     if out is None:
         size = list(shape)
+        if dim_size is None and index.size and np.issubdtype(idx_dtype, np.floating):
+            fail("index_dtype", "new_full(): argument 'size' must be a tuple of ints, but index.max() is a %s" % name_of(index))
         size[dim] = dim_size if dim_size is not None else ts_index_max(index)
         if size[dim] < 0:
             fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
         check_size(size)
-        out = np.full(size, scalar_to(fill_value, src.dtype), dtype=src.dtype)
-    else:
-        if out.dtype != src.dtype:
-            fail("dtype_mismatch", "scatter(): Expected self.dtype to be equal to src.dtype")
-        out = out.copy()
+        # new_full: torch 2.14 does not range-check one float16 element
+        one_half = math.prod(size) == 1 and src.dtype == np.float16
+        out = np.full(size, scalar_to(fill_value, src.dtype, checked=not one_half), dtype=src.dtype)
+    # out.scatter_add_(dim, index, src): the index dtype (unless the index
+    # is empty; an empty 1-d index became an int64 one), then src's dtype
+    if index.size and idx_dtype not in (np.int32, np.int64):
+        fail("index_dtype", "scatter(): Expected dtype int32/int64 for index")
+    if out.dtype != src.dtype:
+        fail("dtype_mismatch", "scatter(): Expected self.dtype to be equal to src.dtype")
+    out = out.copy()
+    if index.size and orig_index.ndim >= 1:
+        # the index gen hands to scatter_add_: a 1-d one viewed along dim
+        # and expanded to src, then to the broadcast shape
+        if orig_index.ndim == 1:
+            view = [1] * n
+            view[dim] = src_shape[dim]
+            ist = expand_strides(src_shape, expand_strides(view, contiguous_strides(view), src_shape), shape)
+        else:
+            ist = expand_strides(list(orig_index.shape), contiguous_strides(orig_index.shape), shape)
+        src_contig = all(a == b or a != 1 for a, b in zip(src_shape, shape))
+        check_expanded_int32(src.dtype, out.shape, dim, shape, ist, src_contig, idx_dtype)
     if index.size:
         if out.ndim != index.ndim:
             fail("shape_mismatch", "Index tensor must have the same number of dimensions as self tensor")
@@ -494,6 +583,19 @@ def ts_broadcast(t, other_shape, dim):
         fail("shape_mismatch", "The expanded size of the tensor must match the existing size: %s" % e)
 
 
+def ts_broadcast_strides(ishape, dim, to):
+    """The strides (torch's, in elements) of broadcast(index, src, dim) for
+    a contiguous index: a 1-d index unsqueezed at the front dim times, then
+    at the end up to src's rank, then expanded."""
+    sh, st = list(ishape), contiguous_strides(ishape)
+    if len(sh) == 1:
+        while len(sh) < dim + 1:
+            sh, st = [1] + sh, [sh[0] * st[0]] + st
+    while len(sh) < len(to):
+        sh, st = sh + [1], st + [1]
+    return expand_strides(sh, st, to)
+
+
 def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
     """torch_scatter 2.x scatter (SEMANTICS.md 8.1), with NumPy: sum, add,
     mean and mul; min and max need an arg NumPy cannot give."""
@@ -504,8 +606,9 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
     n = src.ndim
     if not -n <= dim < n:
         fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, dim))
+    given_dim = dim
     dim = dim + n if dim < 0 else dim
-    if index.dtype not in (np.int32, np.int64):
+    if reduce == "mul" and index.dtype not in (np.int32, np.int64):
         fail("index_dtype", "scatter(): Expected dtype int32/int64 for index")
     given = out is not None
     bindex = ts_broadcast(index, src.shape, dim)
@@ -519,12 +622,30 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
             fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
         check_size(size)
         out = np.full(size, 1 if reduce == "mul" else 0, dtype=src.dtype)
-    else:
-        if out.dtype != src.dtype and reduce != "mul":
-            fail("dtype_mismatch", "scatter(): Expected self.dtype to be equal to src.dtype")
+    elif reduce == "mul":
+        # the C++ kernel: out's dimensions other than dim are src's
         if out.ndim != n or any(out.shape[d] != src.shape[d] for d in range(n) if d != dim):
-            fail("shape_mismatch", "out %s does not match src %s apart from dimension %d" % (list(out.shape), list(src.shape), dim))
+            fail("shape_mismatch", "Input mismatch: out %s and src %s differ apart from dimension %d" % (list(out.shape), list(src.shape), dim))
         out = out.copy()
+    if reduce != "mul":
+        # scatter_sum and scatter_mean are Python over out.scatter_add_(dim,
+        # index, src): its checks, with dim as given, wrapped against out (a
+        # given out may be larger than src, or 0-d)
+        shape = out.shape
+        odim = scatter_checks("scatter", out, given_dim, bindex, src)
+        out = as1d(out).copy()
+        if bindex.size and shape:
+            check_expanded_int32(src.dtype, shape, odim, list(src.shape), ts_broadcast_strides(list(index.shape), dim, list(src.shape)),
+                                 True, index.dtype)
+        if bindex.size:
+            check_bounds(bindex, out.shape[odim], odim)
+            tgt, pos = dim_targets(out.shape, odim, bindex)
+            np.add.at(out, tgt, src[pos])
+        out = out.reshape(shape)
+        if reduce != "mean":
+            return out
+        if out.ndim == 0:
+            fail("dim_out_of_range", "scatter_mean: out.size(dim) of a 0-d out")
     if reduce == "mul":
         # torch_scatter's C++ kernel: an empty src returns at once (an
         # output it made is zeros); then the index must be int64, and bool
@@ -539,26 +660,28 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
             fail("unsupported_dtype", "\"scatter_cpu\" not implemented for 'Bool'")
         if out.dtype != src.dtype:
             fail("dtype_mismatch", "expected scalar type %s but found %s" % (name_of(src), name_of(out)))
-    if bindex.size:
-        check_bounds(bindex, out.shape[dim], dim)
-    if src.dtype == np.bool_ and reduce == "mean":
-        fail("unsupported_dtype", "\"div_floor_cpu\" not implemented for 'Bool'")
-    if bindex.size:
-        tgt, pos = dim_targets(out.shape, dim, bindex)
-        (np.multiply if reduce == "mul" else np.add).at(out, tgt, src[pos])
+        if bindex.size:
+            check_bounds(bindex, out.shape[dim], dim)
+            tgt, pos = dim_targets(out.shape, dim, bindex)
+            np.multiply.at(out, tgt, src[pos])
+        return out
     if reduce == "mean":
-        # count: ones of the index's shape summed along dim, in src's dtype
+        # count: ones of the index's shape summed along dim (wrapped
+        # against src), in src's dtype, out.size(dim) long
         index_dim = dim if index.ndim > dim else index.ndim - 1
         if index.ndim == 0:
             fail("shape_mismatch", "scatter_mean's count of a 0-d index")
         csize = list(index.shape)
-        csize[index_dim] = out.shape[dim]
+        csize[index_dim] = out.shape[given_dim]
         count = np.zeros(csize, dtype=src.dtype)
         if index.size:
+            check_bounds(index, csize[index_dim], index_dim)
             ctgt, _ = dim_targets(csize, index_dim, index)
             np.add.at(count, ctgt, np.ones(index.shape, dtype=src.dtype))
         count = np.where(count < 1, np.ones((), dtype=src.dtype), count)
-        count = ts_broadcast(count, out.shape, dim)
+        count = ts_broadcast(count, out.shape, given_dim)
+        if src.dtype == np.bool_:
+            fail("unsupported_dtype", "\"div_floor_cpu\" not implemented for 'Bool'")
         if np.issubdtype(out.dtype, np.floating):
             out = (out / count).astype(out.dtype)
         else:
