@@ -4,11 +4,13 @@ answered with NumPy, where NumPy has the operation.
 
     scattercheck -impl '/usr/bin/python3 tools/adapters/numpy_adapter.py'
 
-It needs Python 3 and numpy (1.24 as Debian ships it), nothing else. It is
-an honest port, not an emulation of PyTorch: the argument rules of each
-PyTorch call (dim range, index dtype, dtype match, the shape rules, index
-bounds, the reduce names) are checked here, as any implementation must,
-and the arithmetic is NumPy's own:
+It needs Python 3 and numpy, nothing else: NumPy 2 as pinned in
+requirements/numpy.txt (tools/adapters/install numpy), or 1.24 as Debian
+ships it; both answer alike. It is an honest port, not an emulation of
+PyTorch: the argument rules of each PyTorch call (dim range, index dtype,
+dtype match, the shape rules, index bounds, the reduce names), as PyTorch
+2.14 has them (the gate's torch-2 profile), are checked here, as any
+implementation must, and the arithmetic is NumPy's own:
 
 - scatter: plain fancy assignment (out[targets] = values; NumPy does not
   promise which duplicate wins), reduce='add'/'multiply' with np.add.at and
