@@ -1,0 +1,135 @@
+package adapters_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// candleBinary is the adapter over candle-core as `tools/adapters/install
+// candle` builds it, or "" when it is not built.
+func candleBinary() string {
+	cache := os.Getenv("SCATTER_CACHE")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		cache = filepath.Join(home, ".cache", "scatter")
+	}
+	bin := filepath.Join(cache, "frameworks", "candle", "target", "release", "candle-scatter")
+	if _, err := os.Stat(bin); err != nil {
+		return ""
+	}
+	return bin
+}
+
+// candleAnswers runs the adapter with args on the request lines and
+// returns its answers, one per request.
+func candleAnswers(t *testing.T, bin string, args []string, requests []string) []map[string]any {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin = strings.NewReader(strings.Join(requests, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", bin, args, err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(requests) {
+		t.Fatalf("%d answers to %d requests:\n%s", len(lines), len(requests), out)
+	}
+	ans := make([]map[string]any, len(lines))
+	for i, l := range lines {
+		if err := json.Unmarshal([]byte(l), &ans[i]); err != nil {
+			t.Fatalf("answer %d: %v: %s", i+1, err, l)
+		}
+		if id, _ := ans[i]["id"].(float64); int(id) != i {
+			t.Fatalf("answer %d has id %v: %s", i, ans[i]["id"], l)
+		}
+	}
+	return ans
+}
+
+// TestCandleAdapter: the Rust adapter over candle-core, where it is built,
+// says hello with candle-core's version and its claims, and answers a
+// float32 scatter_add with a duplicate index (exact: 1 + 2 = 3), an index
+// out of range (candle's own check), candle's padding id i64::MAX
+// (unsupported, by design), a dim out of range (the adapter's rule), and,
+// with --narrow-gather, a gather whose index is smaller than the input in
+// a middle dimension. The gate itself runs it: docs/conformance.
+func TestCandleAdapter(t *testing.T) {
+	bin := candleBinary()
+	if bin == "" {
+		t.Skip("the candle adapter is not built (tools/adapters/install candle)")
+	}
+	// self [0 0 0] float32, src [1 2] float32, index (base64 of two int64s) last
+	add := `"op":"scatter_add","dim":0,"self":{"dtype":"float32","shape":[3],"data":"AAAAAAAAAAAAAAAA"},` +
+		`"src":{"dtype":"float32","shape":[2],"data":"AACAPwAAAEA="},"index":{"dtype":"int64","shape":[2],"data":`
+	// input arange(4) float32 [2,2,1], index zeros int64 [2,1,1], dim 2: PyTorch gives [0, 2]
+	gather := `"op":"gather","dim":2,"input":{"dtype":"float32","shape":[2,2,1],"data":"AAAAAAAAgD8AAABAAABAQA=="},` +
+		`"index":{"dtype":"int64","shape":[2,1,1],"data":"AAAAAAAAAAAAAAAAAAAAAA=="}`
+	requests := []string{
+		`{"id":0,"op":"hello","protocol":1}`,
+		`{"id":1,` + add + `"AQAAAAAAAAABAAAAAAAAAA=="}}`, // [1 1]
+		`{"id":2,` + add + `"AQAAAAAAAAADAAAAAAAAAA=="}}`, // [1 3]
+		`{"id":3,` + add + `"AQAAAAAAAAD/////////fw=="}}`, // [1 i64::MAX]
+		`{"id":4,` + strings.Replace(add, `"dim":0`, `"dim":1`, 1) + `"AQAAAAAAAAABAAAAAAAAAA=="}}`,
+		`{"id":5,` + gather + `}`,
+	}
+	ans := candleAnswers(t, bin, []string{"--narrow-gather"}, requests)
+
+	t.Run("hello/name=candle-core", func(t *testing.T) {
+		h := ans[0]
+		if h["name"] != "candle-core" {
+			t.Errorf("hello names %v, want candle-core", h["name"])
+		}
+		if v, _ := h["version"].(string); !strings.HasPrefix(v, "0.") {
+			t.Errorf("hello version %q, want candle-core's (0.x)", v)
+		}
+		ops, _ := json.Marshal(h["ops"])
+		if string(ops) != `["scatter","scatter_add","scatter_reduce","gather"]` {
+			t.Errorf("hello ops %s", ops)
+		}
+		dts, _ := h["dtypes"].([]any)
+		if len(dts) == 0 {
+			t.Errorf("hello claims no dtypes: %v", h["dtypes"])
+		}
+		for _, d := range dts {
+			if d == "bool" || d == "int8" {
+				t.Errorf("hello claims %v; candle has no bool and no int8", d)
+			}
+		}
+	})
+	t.Run("scatter_add/float32/index=[1,1]/src=[1,2]", func(t *testing.T) {
+		if o, _ := ans[1]["out"].(map[string]any); o == nil || o["data"] != "AAAAAAAAQEAAAAAA" { // [0 3 0]
+			t.Errorf("got %v, want out [0 3 0]", ans[1])
+		}
+	})
+	t.Run("scatter_add/index=[1,3]/size=3", func(t *testing.T) {
+		if e, _ := ans[2]["error"].(map[string]any); e == nil || e["kind"] != "index_out_of_range" {
+			t.Errorf("got %v, want error index_out_of_range", ans[2])
+		}
+	})
+	t.Run("scatter_add/index=[1,i64max]", func(t *testing.T) {
+		if ans[3]["unsupported"] == nil {
+			t.Errorf("got %v, want unsupported (candle's padding id)", ans[3])
+		}
+	})
+	t.Run("scatter_add/dim=1/self=1-d", func(t *testing.T) {
+		if e, _ := ans[4]["error"].(map[string]any); e == nil || e["kind"] != "dim_out_of_range" {
+			t.Errorf("got %v, want error dim_out_of_range", ans[4])
+		}
+	})
+	t.Run("gather/narrow-gather/dim=2/input=[2,2,1]/index=[2,1,1]", func(t *testing.T) {
+		o, _ := ans[5]["out"].(map[string]any)
+		if o == nil || o["data"] != "AAAAAAAAAEA=" { // [0 2]
+			t.Errorf("got %v, want out [0 2]", ans[5])
+		}
+		if sh, _ := json.Marshal(o["shape"]); o != nil && string(sh) != "[2,1,1]" {
+			t.Errorf("out shape %s, want [2,1,1]", sh)
+		}
+	})
+}
