@@ -13,9 +13,11 @@ import (
 //	BenchmarkW1/target=optimized 1 8123456 ns/op 2043.17 MB/s 1288490188 peak-RSS-B
 //
 // one iteration of the workload's call, its time, the bytes moved per
-// second (10^6 bytes, as the testing package counts MB/s) and the peak
-// RSS of the target on the workload (the same on each of its lines;
-// left out when none was read). The memory copy is BenchmarkMemcpy.
+// second (10^6 bytes, as the testing package counts MB/s) and, on the
+// first line of a target only, its peak RSS on the workload (one figure,
+// not a sample per call: repeated on every line, benchstat would take
+// the copies for samples and find any difference significant; left out
+// when none was read). The memory copy is BenchmarkMemcpy.
 // "target" is a key of the name, so that benchstat -col /target sets
 // the targets of one run side by side, and benchstat OLD NEW compares two
 // runs. Configuration lines (goos, goarch, cpu, and the bench's own:
@@ -57,7 +59,10 @@ func (r *benchReport) writeBenchstat(w io.Writer) {
 			if res.PeakRSS > 0 {
 				rss = fmt.Sprintf(" %d peak-RSS-B", res.PeakRSS)
 			}
-			for _, ns := range res.SamplesNS {
+			for i, ns := range res.SamplesNS {
+				if i > 0 {
+					rss = "" // one figure, not a sample per call
+				}
 				fmt.Fprintf(w, "Benchmark%s/target=%s 1 %d ns/op %.2f MB/s%s\n", wl.ID, benchstatName(res.Label), ns,
 					mbPerS(wl.Bytes, ns), rss)
 			}

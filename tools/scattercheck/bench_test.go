@@ -135,6 +135,7 @@ func TestBenchBadFlags(t *testing.T) {
 		{[]string{"-workloads", ",,"}, "no workload"},
 		{[]string{"-profile", "torch-3"}, "profile"},
 		{[]string{"-timeout", "0s"}, "-timeout"},
+		{[]string{"-format", "csv"}, "-format must be table or benchstat"},
 		{[]string{"-nosuch"}, "-nosuch"},
 		{[]string{"-scale", "1000", "extra"}, "unexpected argument"},
 	} {

@@ -307,6 +307,11 @@ func printCompare(w io.Writer, oldName string, old *benchReport, newName string,
 	fmt.Fprintf(w, "  p: two-sided Mann-Whitney U test of the timed samples; a change is shown when p < %.2f, else ~\n", compareAlpha)
 	fmt.Fprintf(w, "  (exact without ties up to %d samples in all, else the normal approximation; with 3 samples\n", exactUMax)
 	fmt.Fprintf(w, "  in each run p is at least 0.1, so no change can show: give -repeat 4 or more)\n\n")
+	if len(old.Memcpy.SamplesNS) > 0 && len(cur.Memcpy.SamplesNS) > 0 {
+		_, p := mannWhitney(floats(cur.Memcpy.SamplesNS), floats(old.Memcpy.SamplesNS))
+		fmt.Fprintf(w, "memory copy (the machine's state): median %s GB/s in OLD, %s GB/s in NEW (p %.3f)\n\n",
+			fmtGBs(old.Memcpy.MedianGBs), fmtGBs(cur.Memcpy.MedianGBs), p)
+	}
 	ds := compareBench(old, cur)
 	labelW := len("target")
 	for _, d := range ds {
