@@ -9,6 +9,7 @@
 //	scattercheck bench -impl CMD                  # W1-W7 timed on optimized and on CMD, side by side
 //	scattercheck -impl CMD -shard 2/4 -json s2.json # one shard of four of the gate's cases
 //	scattercheck merge -junit all.xml all.json s1.json s2.json s3.json s4.json
+//	scattercheck dashboard -frameworks jax,numpy    # real frameworks: docs/conformance/*.json and README.md
 //
 // The gate runs the documented examples, shape rules and edge cases of
 // package spec (with the recorded PyTorch fixtures that spec hands out),
@@ -49,6 +50,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runBench(args[1:], stdout, stderr)
 		case "merge":
 			return runMerge(args[1:], stdout, stderr)
+		case "dashboard":
+			return runDashboard(args[1:], stdout, stderr)
 		case "gate", "check":
 			args = args[1:]
 		case "help":
@@ -72,6 +75,9 @@ func usage(fs *flag.FlagSet, w io.Writer) {
                                         (scattercheck bench -h for its flags)
   scattercheck merge [-junit FILE] OUT.json IN.json...
                                         join the -json reports of shards (-shard i/n) into one
+  scattercheck dashboard [-frameworks a,b]
+                                        the gate on every installed framework: docs/conformance's
+                                        reports and README.md table (scattercheck dashboard -h)
 
 The exit status is 0 exactly when the implementation conforms, 1 when it does
 not or could not be shown to (no case passed, the run was cut short by
