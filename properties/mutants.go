@@ -10,17 +10,20 @@ import (
 	"github.com/scatterconf/scatter/reference"
 )
 
-// Mutant is a deliberately broken backend: the reference under torch-2
-// (reference.New(scatter.Torch2)) with one bug injected, by transforming
-// the call before and/or the result after. Every mutant is a bug that real
+// Mutant is a deliberately broken backend: the reference under its
+// profile (reference.New(Profile): torch-2 but where the bug is a departure
+// from another profile's rule) with one bug injected, by transforming the
+// call before and/or the result after, or by folding the call again with
+// a wrong arithmetic (mutants_rounding.go). Every mutant is a bug that real
 // scatter implementations could ship, and is wrong only on some inputs. A
 // suite that lets one live has a hole.
 type Mutant struct {
 	Name string // e.g. "negative-index-wrapped"
 	Bug  string // what is wrong, in a sentence
-	// Backend is the broken backend; judge it under scatter.Torch2. Its
-	// Info is the reference's (deterministic: the strict level), named
-	// "mutant/<Name>".
+	// Profile is the truth the mutant departs from: judge it under it.
+	Profile scatter.Profile
+	// Backend is the broken backend. Its Info is the reference's
+	// (deterministic: the strict level), named "mutant/<Name>".
 	Backend scatter.Backend
 }
 
@@ -41,11 +44,18 @@ func (m *mutant) Run(c scatter.Call) (scatter.Result, error) { return m.run(m.ba
 
 // mutantEntry is one mutant of the zoo: its name, its bug in a sentence,
 // and how it runs a call on the base backend; fresh, for a mutant with
-// state, builds its run function anew for each Mutants call.
+// state, builds its run function anew for each Mutants call; build, for
+// a mutant whose bug depends on the profile's arithmetic, builds it for a
+// profile. prof is the profile Mutants judges it under (the zero Profile is
+// scatter.Torch2); profiles, when not nil, the only profiles whose rules
+// the bug departs from (MutantsFor).
 type mutantEntry struct {
 	name, bug string
 	run       runFunc
 	fresh     func() runFunc
+	build     func(p scatter.Profile) runFunc
+	prof      scatter.Profile
+	profiles  []scatter.Profile
 }
 
 // runFunc runs call c on the base backend b with one bug injected.
@@ -87,8 +97,9 @@ var zoo = []mutantEntry{
 		bug: "the shape rules are checked for an empty index too, where PyTorch skips them",
 		run: emptyIndexShapeChecked},
 	{name: "half-truncated",
-		bug: "float16/bfloat16 sums, means and products are computed in float32 and stored by truncation (round toward zero) instead of rounding to nearest",
-		run: halfTruncated},
+		bug:      "float16/bfloat16 sums, means and products are computed in float32 and stored by truncation (round toward zero) instead of rounding to nearest",
+		run:      halfTruncated,
+		profiles: opmathProfiles},
 	{name: "fill-value-ignored",
 		bug: "torch_scatter 1.x scatter_add ignores fill_value: the output starts from zeros",
 		run: fillValueIgnored},
@@ -119,20 +130,95 @@ var zoo = []mutantEntry{
 	{name: "gather-index-clamped",
 		bug: "gather clamps an out-of-range index into [0, size) instead of raising index_out_of_range",
 		run: gatherIndexClamped},
+
+	// rounding (mutants_rounding.go)
+	{name: "rounds-toward-zero",
+		bug:   "float16, bfloat16 and float32 sums, products and means round every step, the store and the division toward zero (truncation) instead of to nearest",
+		build: modeMutant(rTowardZero)},
+	{name: "rounds-half-away",
+		bug:   "float16, bfloat16 and float32 sums, products and means round ties away from zero instead of to even",
+		build: modeMutant(rHalfAway)},
+	{name: "rounds-to-odd",
+		bug:   "float16, bfloat16 and float32 sums, products and means round inexact results to the neighbour with an odd last bit instead of to nearest",
+		build: modeMutant(rToOdd)},
+	{name: "float64-via-float32",
+		bug:   "float64 sums, products and means round every step through float32 (a double rounding that loses 29 bits) where the profile rounds once to float64",
+		build: accMutant(fixedAcc(fmtFloat32), func(g foldGroups) bool { return isF64(g.dt) })},
+	{name: "half-accumulates-in-dtype",
+		bug:      "float16 and bfloat16 sums, products and means of the scatter family round every step to the dtype where torch 2 accumulates in float32 and rounds once",
+		build:    accMutant(dtypeAcc, func(g foldGroups) bool { return is16(g.dt) && !g.perStep }),
+		profiles: opmathProfiles},
+	{name: "half-accumulates-in-float32",
+		bug:      "float16 and bfloat16 sums, products and means accumulate in float32 and round once where torch 1.13 rounds every step to the dtype",
+		build:    accMutant(fixedAcc(fmtFloat32), func(g foldGroups) bool { return is16(g.dt) && g.perStep }),
+		prof:     scatter.Torch113,
+		profiles: []scatter.Profile{scatter.Torch113}},
+	{name: "float32-accumulates-in-float64",
+		bug:   "float32 sums, products and means accumulate in float64 and round once where the profile rounds every step to float32",
+		build: accMutant(fixedAcc(fmtFloat64), func(g foldGroups) bool { return isF32(g.dt) })},
+	{name: "mean-divides-accumulator",
+		bug:      "a float16 or bfloat16 mean (scatter_reduce, torch_scatter) divides the float32 accumulator and rounds once, where torch 2 stores the sum in the dtype and divides that",
+		run:      meanDividesAccumulator,
+		profiles: opmathProfiles},
+
+	// bugs found in the wild (mutants_wild.go)
+	{name: "expanded-index-misread",
+		bug: "a fast path for column-expanded indices (dim 0, floating scatter_add and scatter_reduce sum/mean) checks only the index's stride along dim and reads a strided index as if expanded from its first column",
+		run: expandedIndexMisread},
+	{name: "bool-sum-as-and",
+		bug: "a bool sum (scatter_add, scatter_reduce sum, scatter reduce add) is computed as a logical and instead of or",
+		run: boolSumAsAnd},
+	{name: "ts-max-out-ignored",
+		bug: "torch_scatter max/min with out gives the extreme of the contributions alone, as if out did not take part",
+		run: tsMaxOutIgnored},
+	{name: "ts-default-fill-zero",
+		bug: "torch_scatter max/min without out start every group from 0 instead of the lowest/highest value, clamping negative maxima (positive minima) to 0",
+		run: tsDefaultFillZero},
+	{name: "cas16-neighbour-lost",
+		bug: "16-bit atomic adds done by a compare-and-swap of the enclosing 32-bit word write back a stale neighbour: when both halves of a word are updated, the even element keeps its initial value",
+		run: cas16NeighbourLost},
+	{name: "out-of-range-ignored",
+		bug: "out-of-range index values are skipped silently (updates dropped, gather reading 0) instead of raising index_out_of_range",
+		run: outOfRangeIgnored},
+	{name: "narrow-index-bound",
+		bug: "with an int32 index, the in-bounds test compares with the dimension's size wrapped to 8 bits, dropping valid updates along dimensions of 128 or more",
+		run: narrowIndexBound},
 }
 
-// Mutants returns the mutant zoo, fresh (each call builds new backends).
+// Mutants returns the mutant zoo, fresh (each call builds new backends),
+// each mutant under its own profile.
 func Mutants() []Mutant {
-	base := reference.New(scatter.Torch2)
 	ms := make([]Mutant, len(zoo))
 	for i, e := range zoo {
-		run := e.run
-		if e.fresh != nil {
-			run = e.fresh()
-		}
-		ms[i] = Mutant{Name: e.name, Bug: e.bug, Backend: &mutant{name: e.name, base: base, run: run}}
+		ms[i] = e.mutant(e.prof)
 	}
 	return ms
+}
+
+// MutantsFor returns, fresh and in the zoo's order, the mutants whose bug
+// is a departure from profile p's rules, each built on reference.New(p)
+// (a bug of 16-bit accumulation, say, exists only under the profiles that
+// accumulate otherwise).
+func MutantsFor(p scatter.Profile) []Mutant {
+	var ms []Mutant
+	for _, e := range zoo {
+		if e.profiles == nil || slices.Contains(e.profiles, p) {
+			ms = append(ms, e.mutant(p))
+		}
+	}
+	return ms
+}
+
+// mutant builds the entry's mutant under profile p.
+func (e mutantEntry) mutant(p scatter.Profile) Mutant {
+	run := e.run
+	switch {
+	case e.fresh != nil:
+		run = e.fresh()
+	case e.build != nil:
+		run = e.build(p)
+	}
+	return Mutant{Name: e.name, Bug: e.bug, Profile: p, Backend: &mutant{name: e.name, base: reference.New(p), run: run}}
 }
 
 // negativeIndexWrapped runs the mutant negative-index-wrapped.

@@ -84,9 +84,10 @@ func noFailFiles(t *testing.T) {
 }
 
 // TestMutants checks that the default budget kills every mutant of the
-// zoo: each runs through properties.CheckTB (stopping at the first
-// property that fails) and must fail; the log says which property killed
-// it and after how many cases.
+// zoo at the strict level: each runs through properties.CheckTB (stopping
+// at the first property that fails) under its profile and must fail; the
+// log says which property killed it, after how many cases, and the call
+// it took.
 func TestMutants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the mutant zoo needs the default budget (run without -short)")
@@ -96,6 +97,8 @@ func TestMutants(t *testing.T) {
 		t.Run(m.Name, func(t *testing.T) {
 			rec := &recorder{name: t.Name()}
 			start := time.Now()
+			target := properties.Target{Backend: m.Backend, Profile: m.Profile}
+			want := scatter.Strict
 			var rep properties.Report
 			func() {
 				defer func() {
@@ -105,11 +108,13 @@ func TestMutants(t *testing.T) {
 						}
 					}
 				}()
-				rep = properties.CheckTB(rec, properties.Target{Backend: m.Backend, Profile: scatter.Torch2},
-					properties.Budget{Tier: properties.TierDefault, FailFast: true})
+				rep = properties.CheckTB(rec, target, properties.Budget{Tier: properties.TierDefault, FailFast: true})
 			}()
+			if rep.Level != want {
+				t.Fatalf("judged at the %v level, want %v", rep.Level, want)
+			}
 			if !rep.Failed() {
-				t.Fatalf("mutant %s survived the %v budget (%d cases, seed %d): %s", m.Name, rep.Tier, rep.CasesRun(), rep.Seed, m.Bug)
+				t.Fatalf("mutant %s survived the %v budget at the %v level (%d cases, seed %d): %s", m.Name, rep.Tier, rep.Level, rep.CasesRun(), rep.Seed, m.Bug)
 			}
 			var killer properties.PropertyReport
 			for _, p := range rep.Properties {
@@ -117,8 +122,8 @@ func TestMutants(t *testing.T) {
 					killer = p
 				}
 			}
-			t.Logf("killed by %s at its case %d (%d cases in all, seed %d, %v): %s", killer.Name, killer.Cases, rep.CasesRun(), rep.Seed,
-				time.Since(start).Round(time.Millisecond), m.Bug)
+			t.Logf("killed at the %v level by %s at its case %d (%d cases in all, seed %d, %v): %s\n%s", rep.Level, killer.Name, killer.Cases,
+				rep.CasesRun(), rep.Seed, time.Since(start).Round(time.Millisecond), m.Bug, theCall(killer.Failure))
 			// The report must carry the reproductions: the call, the Go
 			// command, the protocol line and the PyTorch one-liner.
 			// (A line too long to print is written to a file, named instead.)
@@ -137,4 +142,20 @@ func TestMutants(t *testing.T) {
 			}
 		})
 	}
+}
+
+// theCall returns the lines of a failure report that show the call and
+// what was wrong with it (the judge's words), up to ten.
+func theCall(failure string) string {
+	var out []string
+	for _, l := range strings.Split(failure, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "call:") || strings.HasPrefix(t, "out[") || strings.HasPrefix(t, "arg[") || strings.Contains(t, "does not conform") {
+			out = append(out, "  "+t)
+		}
+		if len(out) == 10 {
+			break
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -1,0 +1,434 @@
+package properties
+
+import (
+	"math"
+	"math/big"
+	"slices"
+
+	"github.com/scatterconf/scatter"
+)
+
+// The rounding mutants: backends whose float sums, products and means of
+// the scatter family fold in the canonical order (self first, then the
+// contributions in increasing position along dim) but with a wrong
+// arithmetic: another rounding mode, another accumulation precision, or
+// the mean divided in another precision. Each computes every step from
+// the exact operation (math/big) and rounds it with its own rule, so the
+// mutant is wrong by exactly its bug and nothing else.
+//
+// The profile's arithmetic, which each one departs from (PROFILES.md,
+// scatter.Profile.RoundsPerStep):
+//
+//	sum:  acc = fl_A(acc + x_i) for every contribution, out = fl_D(acc)
+//	prod: acc = fl_A(acc * x_i),                         out = fl_D(acc)
+//	mean: out = fl_D(fl_D(acc) / count)
+//
+// with fl the round-to-nearest-even of IEEE 754, D the tensor's dtype and
+// A the accumulator: float32 for float16 and bfloat16 under torch 2 (the
+// opmath buffer), D itself under torch 1.13 and for float32 and float64.
+// Each refolding mutant covers scatter_add, scatter_reduce (sum, prod,
+// mean), scatter with reduce add or multiply, and index_reduce (prod,
+// mean); other calls, groups holding a NaN or an infinity, and means whose
+// count reaches 256 (where bfloat16's count would saturate) are the
+// reference's. mean-divides-accumulator is the one that does not refold
+// (meanDividesAccumulator).
+
+// rmode is a rounding rule of a format's values.
+type rmode uint8
+
+const (
+	rNearestEven rmode = iota // IEEE 754's default: to nearest, ties to even
+	rTowardZero               // truncation
+	rHalfAway                 // to nearest, ties away from zero
+	rToOdd                    // inexact results take the neighbour whose last bit is 1
+)
+
+// fpFormat is a binary floating-point format: prec significand bits
+// (the leading one included), the least normal exponent and the largest
+// finite value.
+type fpFormat struct {
+	prec, emin int
+	max        float64
+}
+
+var (
+	fmtFloat16  = fpFormat{11, -14, 65504}
+	fmtBFloat16 = fpFormat{8, -126, float64(math.Float32frombits(0x7f7f0000))}
+	fmtFloat32  = fpFormat{24, -126, math.MaxFloat32}
+	fmtFloat64  = fpFormat{53, -1022, math.MaxFloat64}
+)
+
+// formatOf returns the format of a float dtype.
+func formatOf(dt scatter.DType) (fpFormat, bool) {
+	switch dt {
+	case scatter.DTFloat16:
+		return fmtFloat16, true
+	case scatter.DTBFloat16:
+		return fmtBFloat16, true
+	case scatter.DTFloat32:
+		return fmtFloat32, true
+	case scatter.DTFloat64:
+		return fmtFloat64, true
+	}
+	return fpFormat{}, false
+}
+
+// exactPrec holds the exact sum or product of two float64 values (their
+// exponents span 2^-1074 .. 2^1024).
+const exactPrec = 2200
+
+// roundBig rounds x to format f with rule m and returns it as a float64
+// (exact: every format here fits in float64). sticky says that the true
+// value lies strictly beyond x in magnitude (x was truncated toward zero
+// from it), so that ties and exactness are judged for the true value.
+// Subnormal results keep the format's fixed least exponent; a result past
+// the largest finite value is ±Inf for the nearest rules and ±max for
+// truncation and round-to-odd (which never round up to infinity).
+func roundBig(x *big.Float, sticky bool, f fpFormat, m rmode) float64 {
+	if x.Sign() == 0 && !sticky {
+		if x.Signbit() {
+			return math.Copysign(0, -1)
+		}
+		return 0
+	}
+	neg := x.Signbit()
+	abs := new(big.Float).SetPrec(x.Prec()).Abs(x)
+	e := f.emin
+	if abs.Sign() != 0 {
+		e = max(abs.MantExp(nil)-1, f.emin)
+	}
+	shift := f.prec - 1 - e
+	scaled := new(big.Float).SetPrec(abs.Prec()+64).SetMantExp(abs, shift)
+	n, _ := scaled.Int(nil)
+	frac := new(big.Float).SetPrec(scaled.Prec()).Sub(scaled, new(big.Float).SetInt(n))
+	half := frac.Cmp(big.NewFloat(0.5))
+	inexact := frac.Sign() != 0 || sticky
+	up := false
+	switch m {
+	case rNearestEven:
+		up = half > 0 || half == 0 && (sticky || n.Bit(0) == 1)
+	case rHalfAway:
+		up = half > 0 || half == 0
+	case rToOdd:
+		if inexact && n.Bit(0) == 0 {
+			n.SetBit(n, 0, 1)
+		}
+	case rTowardZero:
+	}
+	if up {
+		n.Add(n, big.NewInt(1))
+	}
+	v, _ := new(big.Float).SetMantExp(new(big.Float).SetInt(n), -shift).Float64()
+	if v > f.max {
+		if m == rNearestEven || m == rHalfAway {
+			v = math.Inf(1)
+		} else {
+			v = f.max
+		}
+	}
+	if neg {
+		v = -v
+	}
+	return v
+}
+
+// exactOp returns a op b (op '+' or '*') exactly.
+func exactOp(a, b float64, op byte) *big.Float {
+	x := new(big.Float).SetPrec(exactPrec).SetFloat64(a)
+	y := new(big.Float).SetPrec(exactPrec).SetFloat64(b)
+	if op == '*' {
+		return x.Mul(x, y)
+	}
+	return x.Add(x, y)
+}
+
+// quotient returns a/c truncated toward zero at 256 bits, and whether the
+// truncation dropped something (the sticky bit for roundBig).
+func quotient(a, c float64) (*big.Float, bool) {
+	q := new(big.Float).SetPrec(256).SetMode(big.ToZero)
+	q.Quo(new(big.Float).SetFloat64(a), new(big.Float).SetFloat64(c))
+	return q, q.Acc() != big.Exact
+}
+
+// foldRule is a mutant arithmetic: where the accumulator lives, how every
+// rounding is done and how the mean divides.
+type foldRule struct {
+	// acc is the accumulator's format for the call's groups.
+	acc func(g foldGroups) fpFormat
+	// mode is the rounding of every step, of the store to the dtype and
+	// of the mean's division.
+	mode rmode
+	// applies says which calls the bug touches.
+	applies func(g foldGroups) bool
+}
+
+// profileAcc is the accumulator format of the profile: float32 for the
+// 16-bit floats unless the profile rounds them per step, else the dtype.
+func profileAcc(g foldGroups) fpFormat {
+	if is16(g.dt) && !g.perStep {
+		return fmtFloat32
+	}
+	f, _ := formatOf(g.dt)
+	return f
+}
+
+// dtypeAcc accumulates in the dtype itself.
+func dtypeAcc(g foldGroups) fpFormat {
+	f, _ := formatOf(g.dt)
+	return f
+}
+
+// fixedAcc accumulates in format f.
+func fixedAcc(f fpFormat) func(foldGroups) fpFormat {
+	return func(foldGroups) fpFormat { return f }
+}
+
+// is16 reports a 16-bit float dtype; isF32 float32; isF64 float64.
+func is16(dt scatter.DType) bool  { return dt == scatter.DTFloat16 || dt == scatter.DTBFloat16 }
+func isF32(dt scatter.DType) bool { return dt == scatter.DTFloat32 }
+func isF64(dt scatter.DType) bool { return dt == scatter.DTFloat64 }
+
+// modeRule is the profile's arithmetic with every rounding (accumulator
+// steps, store, division) done with rule m, for float16, bfloat16 and
+// float32.
+func modeRule(m rmode) foldRule {
+	return foldRule{acc: profileAcc, mode: m, applies: func(g foldGroups) bool { return is16(g.dt) || isF32(g.dt) }}
+}
+
+// accRule is the profile's arithmetic with the accumulator acc, for the
+// calls of applies.
+func accRule(acc func(foldGroups) fpFormat, applies func(g foldGroups) bool) foldRule {
+	return foldRule{acc: acc, mode: rNearestEven, applies: applies}
+}
+
+// opmathProfiles are the profiles that accumulate 16-bit sums in float32
+// and round once (scatter.Profile.RoundsPerStep false).
+var opmathProfiles = []scatter.Profile{scatter.Torch2, scatter.Torch26}
+
+// modeMutant builds a mutant that rounds with rule m under a profile.
+func modeMutant(m rmode) func(scatter.Profile) runFunc {
+	return func(p scatter.Profile) runFunc { return refoldRun(modeRule(m), p) }
+}
+
+// accMutant builds a mutant that accumulates in acc under a profile.
+func accMutant(acc func(foldGroups) fpFormat, applies func(foldGroups) bool) func(scatter.Profile) runFunc {
+	return func(p scatter.Profile) runFunc { return refoldRun(accRule(acc, applies), p) }
+}
+
+// refoldRun returns the run function of a mutant that folds with rule r,
+// judged under profile prof.
+func refoldRun(r foldRule, prof scatter.Profile) runFunc {
+	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+		res, err := b.Run(c)
+		if err != nil {
+			return res, err
+		}
+		g, ok := groupsOf(c, prof)
+		if !ok || !r.applies(g) || len(g.groups) == 0 {
+			return res, nil
+		}
+		out := scatter.CloneTensor(res.Out.Contiguous())
+		for _, grp := range g.groups {
+			if v, ok := r.fold(g, grp); ok {
+				setFloat(out.Data, grp.out, v)
+			}
+		}
+		return scatter.Result{Out: out, Arg: res.Arg}, nil
+	}
+}
+
+// fold folds one group with the rule; ok is false where the mutant leaves
+// the reference's value (specials, a count of 256 or more).
+func (r foldRule) fold(g foldGroups, grp outGroup) (float64, bool) {
+	vals := make([]float64, 0, len(grp.srcs)+1)
+	if g.self {
+		vals = append(vals, scatter.Float64At(g.init.Data, grp.out))
+	}
+	for _, s := range grp.srcs {
+		vals = append(vals, scatter.Float64At(g.src.Data, s))
+	}
+	for _, v := range vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, false
+		}
+	}
+	count := len(vals)
+	if g.kind == scatter.ReduceMean && count >= 256 {
+		return 0, false
+	}
+	op := byte('+')
+	acc := 0.0
+	if g.kind == scatter.ReduceProd {
+		op, acc = '*', 1
+	}
+	accFmt, dtFmt := r.acc(g), dtypeAcc(g)
+	for _, v := range vals {
+		acc = roundBig(exactOp(acc, v, op), false, accFmt, r.mode)
+		if math.IsInf(acc, 0) {
+			return 0, false // overflowed: the specials are not this mutant's
+		}
+	}
+	if g.kind != scatter.ReduceMean {
+		return roundBig(new(big.Float).SetFloat64(acc), false, dtFmt, r.mode), true
+	}
+	sum := roundBig(new(big.Float).SetFloat64(acc), false, dtFmt, r.mode)
+	if math.IsInf(sum, 0) || math.Abs(sum) > dtFmt.max {
+		return 0, false
+	}
+	q, sticky := quotient(sum, float64(count))
+	return roundBig(q, sticky, dtFmt, r.mode), true
+}
+
+// foldGroups are the float sum, product or mean groups of a call: for
+// every touched output element (row-major position in the contiguous
+// result), the row-major positions of its contributions in src (a
+// contiguous copy), in canonical order.
+type foldGroups struct {
+	dt        scatter.DType
+	kind      scatter.Reduce // ReduceSum, ReduceProd or ReduceMean
+	self      bool           // self is the first operand of every group
+	perStep   bool           // the profile rounds 16-bit steps to the dtype
+	init, src scatter.Tensor // contiguous
+	groups    []outGroup
+}
+
+type outGroup struct {
+	out  int
+	srcs []int
+}
+
+// groupsOf returns the groups of a valid dim-scatter or index_reduce
+// call whose reduction is a float sum, product or mean, under profile
+// prof (index_reduce rounds 16-bit steps to the dtype under every
+// profile; the scatter family under torch 1.13 only).
+func groupsOf(c scatter.Call, prof scatter.Profile) (foldGroups, bool) {
+	g := foldGroups{perStep: prof.RoundsPerStep()}
+	var self, index, src scatter.Tensor
+	var dim int
+	indexReduce := false
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+		self, index, src, dim = x.Self, x.Index, x.Src, x.Dim
+		g.kind, g.self = scatter.ReduceSum, true
+	case scatter.Scatter:
+		if x.Src.IsZero() || x.Reduce == scatter.ReduceNone {
+			return g, false
+		}
+		self, index, src, dim = x.Self, x.Index, x.Src, x.Dim
+		g.kind, g.self = scatter.ReduceSum, true
+		if x.Reduce == scatter.ReduceMultiply {
+			g.kind = scatter.ReduceProd
+		}
+	case scatter.ScatterReduce:
+		self, index, src, dim = x.Self, x.Index, x.Src, x.Dim
+		g.kind, g.self = x.Reduce, !x.ExcludeSelf
+	case scatter.IndexReduce:
+		self, index, src, dim = x.Self, x.Index, x.Source, x.Dim
+		g.kind, g.self = x.Reduce, !x.ExcludeSelf
+		g.perStep, indexReduce = true, true
+	default:
+		return g, false
+	}
+	g.dt = self.DType()
+	if !g.dt.IsFloat() || src.DType() != g.dt || g.kind != scatter.ReduceSum && g.kind != scatter.ReduceProd && g.kind != scatter.ReduceMean {
+		return g, false
+	}
+	d, ok := scatter.WrapDim(dim, self.Dim())
+	if !ok || index.NumEl() == 0 {
+		return g, false
+	}
+	g.init, g.src = self.Contiguous(), src.Contiguous()
+	sshape, srcShape := shapeOr1(self.Shape), shapeOr1(src.Shape)
+	idx := indexInts(index)
+	byOut := map[int]int{}
+	add := func(out, s int) {
+		k, ok := byOut[out]
+		if !ok {
+			k = len(g.groups)
+			byOut[out] = k
+			g.groups = append(g.groups, outGroup{out: out})
+		}
+		g.groups[k].srcs = append(g.groups[k].srcs, s)
+	}
+	if indexReduce {
+		if index.Dim() > 1 || len(srcShape) != len(sshape) {
+			return g, false
+		}
+		for k := range sshape {
+			if k != d && srcShape[k] != sshape[k] || k == d && srcShape[k] != len(idx) {
+				return g, false // a broadcast source (torch 1.13): not this mutant's
+			}
+		}
+		for q := 0; q < g.src.NumEl(); q++ {
+			m := unravel(q, srcShape)
+			m[d] = wrapIndex(idx[m[d]], sshape[d])
+			add(ravel(m, sshape), q)
+		}
+		return g, true
+	}
+	ishape := shapeOr1(index.Shape)
+	for q, v := range idx {
+		m := unravel(q, ishape)
+		s := ravel(m, srcShape)
+		m[d] = wrapIndex(v, sshape[d])
+		add(ravel(m, sshape), s)
+	}
+	return g, true
+}
+
+// wrapIndex returns an index value of a valid call as a position along a
+// dimension of size n (a negative one counts from the end).
+func wrapIndex(v int64, n int) int {
+	if v < 0 {
+		v += int64(n)
+	}
+	return int(v)
+}
+
+// meanDividesAccumulator runs the mutant mean-divides-accumulator: a
+// float16 or bfloat16 mean (scatter_reduce, torch_scatter) divides the
+// float32 accumulator and rounds once, out = fl_D(acc / count), where
+// torch 2 stores the sum in the dtype first, out = fl_D(fl_D(acc) / count).
+// It is the reference run on float32 copies of the tensors (whose float32
+// sum is the 16-bit call's accumulator, step for step, and whose mean is
+// fl32(acc / count)), rounded to the dtype: rounding through float32 is
+// innocuous for a quotient (24 >= 2·11 + 2), so this is fl_D(acc / count).
+func meanDividesAccumulator(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	if err != nil {
+		return res, err
+	}
+	var wide scatter.Call
+	var dt scatter.DType
+	switch x := c.(type) {
+	case scatter.ScatterReduce:
+		dt = x.Self.DType()
+		if x.Reduce != scatter.ReduceMean || !is16(dt) || x.Src.DType() != dt {
+			return res, err
+		}
+		x.Self, x.Src = toFloat32(x.Self), toFloat32(x.Src)
+		wide = x
+	case scatter.TorchScatter:
+		dt = x.Src.DType()
+		if x.Reduce != scatter.ReduceMean || !is16(dt) || !x.Out.IsZero() && x.Out.DType() != dt {
+			return res, err
+		}
+		x.Src = toFloat32(x.Src)
+		if !x.Out.IsZero() {
+			x.Out = toFloat32(x.Out)
+		}
+		wide = x
+	default:
+		return res, err
+	}
+	w, werr := b.Run(wide)
+	if werr != nil || !slices.Equal(w.Out.Shape, res.Out.Shape) {
+		return res, err
+	}
+	wc := w.Out.Contiguous()
+	out := scatter.Tensor{Shape: wc.Shape, Data: scatter.MakeData(dt, wc.NumEl())}
+	for i := 0; i < wc.NumEl(); i++ {
+		setFloat(out.Data, i, scatter.Float64At(wc.Data, i))
+	}
+	return scatter.Result{Out: out, Arg: res.Arg}, nil
+}

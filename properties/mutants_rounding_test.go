@@ -1,0 +1,82 @@
+package properties
+
+import (
+	"math"
+	"math/big"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/callgen"
+	"github.com/scatterconf/scatter/reference"
+)
+
+// TestRefoldNearestIsReference checks the rounding mutants' engine: with
+// round-to-nearest-even and the profile's own accumulator it must give
+// the reference's result bit for bit on every call of the operations it
+// refolds, under every profile (so that each rounding mutant differs from
+// the truth by its bug alone).
+func TestRefoldNearestIsReference(t *testing.T) {
+	ops := []scatter.Op{scatter.OpScatterAdd, scatter.OpScatterReduce, scatter.OpScatter, scatter.OpIndexReduce}
+	for _, prof := range scatter.Profiles {
+		t.Run(prof.String(), func(t *testing.T) {
+			ref := reference.New(prof)
+			mut := &mutant{name: "nearest", base: ref,
+				run: refoldRun(accRule(profileAcc, func(foldGroups) bool { return true }), prof)}
+			refolded := 0
+			rapid.Check(t, func(t *rapid.T) {
+				op := rapid.SampledFrom(ops).Draw(t, "op")
+				c := callgen.Call(op, callgen.Options{Profile: prof, MaxElements: 300, Valid: true,
+					DTypes: []scatter.DType{scatter.DTFloat16, scatter.DTBFloat16, scatter.DTFloat32, scatter.DTFloat64}}).Draw(t, "call")
+				want, werr := ref.Run(scatter.CloneCall(c))
+				got, gerr := mut.Run(scatter.CloneCall(c))
+				if (werr == nil) != (gerr == nil) {
+					t.Fatalf("errors differ: %v, %v", werr, gerr)
+				}
+				if werr != nil {
+					return
+				}
+				if g, ok := groupsOf(c, prof); ok && len(g.groups) > 0 {
+					refolded++
+				}
+				if d := diffResults(got, want, sameSigns); d != "" {
+					t.Fatalf("%s\n%s", reference.DescribeCall(c), d)
+				}
+			})
+			if refolded == 0 {
+				t.Fatal("no call had a group to refold: the test checked nothing")
+			}
+		})
+	}
+}
+
+// TestRoundBigModes checks roundBig on hand-made cases of every mode:
+// float16 1 + 2^-11 (a tie between 1 and 1 + 2^-10), 1 + 3·2^-12 (above
+// the tie), their negatives, a subnormal and an overflow.
+func TestRoundBigModes(t *testing.T) {
+	tie, above := 1+math.Ldexp(1, -11), 1+3*math.Ldexp(1, -12)
+	next := 1 + math.Ldexp(1, -10)
+	cases := []struct {
+		x    float64
+		m    rmode
+		want float64
+	}{
+		{tie, rNearestEven, 1}, {tie, rHalfAway, next}, {tie, rTowardZero, 1}, {tie, rToOdd, next},
+		{above, rNearestEven, next}, {above, rHalfAway, next}, {above, rTowardZero, 1}, {above, rToOdd, next},
+		{-tie, rNearestEven, -1}, {-tie, rHalfAway, -next}, {-tie, rTowardZero, -1},
+		{1, rToOdd, 1}, {next, rToOdd, next},
+		{math.Ldexp(3, -25), rNearestEven, math.Ldexp(4, -25)}, // 1.5 subnormal ulps: tie to even (2)
+		{math.Ldexp(3, -25), rTowardZero, math.Ldexp(2, -25)},
+		{65520, rNearestEven, math.Inf(1)}, {65520, rTowardZero, 65504}, {65520, rToOdd, 65504},
+	}
+	for _, c := range cases {
+		if got := roundBig(new(big.Float).SetPrec(200).SetFloat64(c.x), false, fmtFloat16, c.m); got != c.want {
+			t.Errorf("roundBig(%v, float16, mode %d) = %v, want %v", c.x, c.m, got, c.want)
+		}
+	}
+	// the sticky bit: 1 + 2^-11 truncated from above is past the tie
+	if got := roundBig(new(big.Float).SetFloat64(tie), true, fmtFloat16, rNearestEven); got != next {
+		t.Errorf("sticky tie: %v, want %v", got, next)
+	}
+}

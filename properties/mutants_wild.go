@@ -1,0 +1,297 @@
+package properties
+
+import (
+	"slices"
+
+	"github.com/scatterconf/scatter"
+)
+
+// The mutants of bugs found in the wild: each reproduces the class of a
+// reported bug of a scatter implementation, whose address its comment
+// gives.
+
+// expandedIndexMisread runs the mutant expanded-index-misread: a fast
+// path for an index expanded from a column (PyTorch's CPU scatter_add and
+// scatter_reduce sum/mean for floating types along dim 0) whose test of
+// eligibility looks only at the index's stride along dim (1), so that a
+// transposed or otherwise strided index is read as if every other
+// dimension had stride 0: each row takes its first element's target.
+// pytorch/pytorch#99595 (the eligibility check), #129093 and #151978
+// (wrong values for expanded or strided index layouts on a fast path).
+func expandedIndexMisread(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	misread := func(self, index scatter.Tensor, dim int) (scatter.Tensor, bool) {
+		d, ok := scatter.WrapDim(dim, self.Dim())
+		if !ok || d != 0 || !self.DType().IsFloat() || index.Validate() != nil || index.Dim() < 2 || index.Strides == nil {
+			return index, false
+		}
+		st := index.StridesOrDefault()
+		if st[0] != 1 {
+			return index, false
+		}
+		expanded := make([]int, len(st))
+		expanded[0] = 1
+		if slices.Equal(st, expanded) {
+			return index, false // truly expanded: the fast path is right
+		}
+		return scatter.Tensor{Shape: index.Shape, Strides: expanded, Offset: index.Offset, Data: index.Data}, true
+	}
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+		if idx, ok := misread(x.Self, x.Index, x.Dim); ok {
+			if _, err := b.Run(c); err != nil {
+				return scatter.Result{}, err
+			}
+			x.Index = idx
+			return b.Run(x)
+		}
+	case scatter.ScatterReduce:
+		if x.Reduce != scatter.ReduceSum && x.Reduce != scatter.ReduceMean {
+			break
+		}
+		if idx, ok := misread(x.Self, x.Index, x.Dim); ok {
+			if _, err := b.Run(c); err != nil {
+				return scatter.Result{}, err
+			}
+			x.Index = idx
+			return b.Run(x)
+		}
+	}
+	return b.Run(c)
+}
+
+// boolSumAsAnd runs the mutant bool-sum-as-and: a bool sum (scatter_add,
+// scatter_reduce sum, scatter with reduce add) computed as a logical and
+// instead of or: the CUDA behaviour that PyTorch's own
+// test/test_scatter_gather_ops.py notes ("a + b on CPU and buggy a && b
+// on CUDA").
+func boolSumAsAnd(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+		if x.Self.DType() == scatter.DTBool {
+			return b.Run(scatter.Scatter{Self: x.Self, Dim: x.Dim, Index: x.Index, Src: x.Src, Reduce: scatter.ReduceMultiply})
+		}
+	case scatter.Scatter:
+		if x.Self.DType() == scatter.DTBool && x.Reduce == scatter.ReduceAdd {
+			x.Reduce = scatter.ReduceMultiply
+			return b.Run(x)
+		}
+	case scatter.ScatterReduce:
+		if x.Self.DType() == scatter.DTBool && x.Reduce == scatter.ReduceSum {
+			x.Reduce = scatter.ReduceProd
+			return b.Run(x)
+		}
+	}
+	return b.Run(c)
+}
+
+// tsMaxOutIgnored runs the mutant ts-max-out-ignored: torch_scatter's
+// max and min with an out tensor give the extreme of the contributions
+// alone where there are any, as if out did not take part (it does: out's
+// values are the initial ones, so a zero out clamps negative maxima to
+// 0, which rusty1s/pytorch_scatter#472 reports as surprising); untouched
+// elements keep out's values.
+func tsMaxOutIgnored(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	x, ok := c.(scatter.TorchScatter)
+	if !ok || x.Out.IsZero() || x.Reduce != scatter.ReduceMax && x.Reduce != scatter.ReduceMin {
+		return b.Run(c)
+	}
+	res, err := b.Run(c)
+	if err != nil || x.Out.Validate() != nil || x.Src.Validate() != nil {
+		return res, err
+	}
+	d, ok := scatter.WrapDim(scatter.DimOr(x.Dim, -1), x.Src.Dim())
+	if !ok || d >= x.Out.Dim() || res.Arg.IsZero() {
+		return res, err
+	}
+	alone := x
+	alone.Out = scatter.Tensor{}
+	alone.DimSize = scatter.Ptr(x.Out.Shape[d])
+	r1, err1 := b.Run(alone)
+	if err1 != nil || !slices.Equal(r1.Out.Shape, res.Out.Shape) {
+		return res, err
+	}
+	out := scatter.CloneTensor(r1.Out.Contiguous())
+	outVals := x.Out.Contiguous()
+	args := r1.Arg.Contiguous()
+	sentinel := int64(scatter.SizeAt(x.Src.Shape, d))
+	for i := 0; i < out.NumEl(); i++ {
+		if scatter.IntAt(args.Data, i) == sentinel {
+			scatter.CopyElem(out.Data, i, outVals.Data, i)
+		}
+	}
+	return scatter.Result{Out: out, Arg: args}, nil
+}
+
+// tsDefaultFillZero runs the mutant ts-default-fill-zero: torch_scatter's
+// max and min without an out tensor start every group from 0 (torch_scatter
+// 1.x's default fill_value) instead of the dtype's lowest or highest
+// value, so negative maxima (positive minima) are clamped to 0:
+// rusty1s/pytorch_scatter#24.
+func tsDefaultFillZero(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	x, ok := c.(scatter.TorchScatter)
+	if !ok || !x.Out.IsZero() || x.Reduce != scatter.ReduceMax && x.Reduce != scatter.ReduceMin {
+		return b.Run(c)
+	}
+	res, err := b.Run(c)
+	if err != nil {
+		return res, err
+	}
+	x.Out = zerosLike(res.Out)
+	x.DimSize = nil
+	r1, err1 := b.Run(x)
+	if err1 != nil {
+		return res, err
+	}
+	return r1, nil
+}
+
+// cas16NeighbourLost runs the mutant cas16-neighbour-lost: 16-bit atomic
+// adds (float16, bfloat16, int16) done with a compare-and-swap on the
+// enclosing aligned 32-bit word that writes back a stale copy of the
+// neighbouring element, so that when both halves of a word are updated the
+// even one's updates are lost (it keeps its initial value):
+// PaddlePaddle/Paddle PR 79717. It touches scatter_add, scatter with
+// reduce add and scatter_reduce sum with include_self, on a contiguous
+// result in row-major order.
+func cas16NeighbourLost(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+	case scatter.Scatter:
+		if x.Reduce != scatter.ReduceAdd || x.Src.IsZero() {
+			return b.Run(c)
+		}
+	case scatter.ScatterReduce:
+		if x.Reduce != scatter.ReduceSum || x.ExcludeSelf {
+			return b.Run(c)
+		}
+	default:
+		return b.Run(c)
+	}
+	res, err := b.Run(c)
+	if err != nil {
+		return res, err
+	}
+	self, dim, index, _ := dimParts(c)
+	switch self.DType() {
+	case scatter.DTFloat16, scatter.DTBFloat16, scatter.DTInt16:
+	default:
+		return res, err
+	}
+	counts := dimScatterCounts(self, dim, index)
+	out := scatter.CloneTensor(res.Out.Contiguous())
+	init := self.Contiguous()
+	for p := 0; p+1 < len(counts); p += 2 {
+		if counts[p] > 0 && counts[p+1] > 0 {
+			scatter.CopyElem(out.Data, p, init.Data, p)
+		}
+	}
+	return scatter.Result{Out: out}, nil
+}
+
+// outOfRangeIgnored runs the mutant out-of-range-ignored: index values
+// outside [0, size) are silently skipped (their updates dropped, gather
+// reading 0) instead of raising index_out_of_range: tensorflow/tensorflow#58748
+// (tf.tensor_scatter_nd_update on CPU), and tinygrad's scatter, which masks
+// out-of-range targets away.
+func outOfRangeIgnored(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	if scatter.CodeOf(err) != scatter.ErrIndexOutOfRange {
+		return res, err
+	}
+	if g, ok := c.(scatter.Gather); ok {
+		n := dimSize(g.Input, g.Dim)
+		if n <= 0 || !g.Index.DType().IsIndex() || g.Index.Validate() != nil {
+			return res, err
+		}
+		vals := indexInts(g.Index)
+		g.Index = mapIndex(g.Index, func(v int64) int64 { return max(0, min(int64(n-1), v)) })
+		r1, err1 := b.Run(g)
+		if err1 != nil {
+			return res, err
+		}
+		out := scatter.CloneTensor(r1.Out.Contiguous())
+		zero := scatter.MakeData(out.DType(), 1)
+		for q, v := range vals {
+			if v < 0 || v >= int64(n) {
+				scatter.CopyElem(out.Data, q, zero, 0)
+			}
+		}
+		return scatter.Result{Out: out}, nil
+	}
+	r1, ok := dropUpdates(b, c, func(v int64, size int) bool { return v < 0 || v >= int64(size) })
+	if !ok {
+		return res, err
+	}
+	return r1, nil
+}
+
+// narrowIndexBound runs the mutant narrow-index-bound: with an int32
+// index (narrower than int64), the in-bounds test of every update
+// compares the index with the dimension's size converted to the index's
+// narrow element type the way XLA's ScatterExpander built it for s8 and
+// u8 indices (here: wrapped to 8 bits, two's complement), so valid updates
+// along a dimension of 128 or more elements are dropped:
+// openxla/xla#48718.
+func narrowIndexBound(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	if err != nil {
+		return res, err
+	}
+	if _, _, index, _ := dimParts(c); index.DType() != scatter.DTInt32 {
+		return res, err
+	}
+	r1, ok := dropUpdates(b, c, func(v int64, size int) bool { return v >= int64(int8(size)) })
+	if !ok {
+		return res, err
+	}
+	return r1, nil
+}
+
+// dropUpdates runs a dim-scatter call (scatter, scatter_add,
+// scatter_reduce) without the updates whose index value v drop(v, size)
+// selects: they are sent to an extra slice appended to self along dim,
+// which is cut off the result. ok is false when the call is not a
+// dim-scatter or still fails.
+func dropUpdates(b scatter.Backend, c scatter.Call, drop func(v int64, size int) bool) (scatter.Result, bool) {
+	self, dim, index, _ := dimParts(c)
+	switch c.(type) {
+	case scatter.Scatter, scatter.ScatterAdd, scatter.ScatterReduce:
+	default:
+		return scatter.Result{}, false
+	}
+	d, ok := scatter.WrapDim(dim, self.Dim())
+	if !ok || self.Validate() != nil || index.Validate() != nil || !index.DType().IsIndex() || self.Dim() == 0 {
+		return scatter.Result{}, false
+	}
+	size := self.Shape[d]
+	idx := scatter.CloneTensor(index.Contiguous())
+	any := false
+	for q := 0; q < idx.NumEl(); q++ {
+		if drop(scatter.IntAt(idx.Data, q), size) {
+			scatter.SetInt(idx.Data, q, int64(size))
+			any = true
+		}
+	}
+	if !any {
+		return scatter.Result{}, false
+	}
+	_, _, _, src := dimParts(c)
+	r, err := b.Run(withDimParts(c, extendAlong(self, d), idx, src))
+	if err != nil {
+		return scatter.Result{}, false
+	}
+	return scatter.Result{Out: narrow(r.Out.Contiguous(), d, 0, size).Contiguous()}, true
+}
+
+// extendAlong returns a contiguous copy of t with one more slice (zeros)
+// at the end of dimension d.
+func extendAlong(t scatter.Tensor, d int) scatter.Tensor {
+	shape := slices.Clone(t.Shape)
+	shape[d]++
+	out, _ := scatter.Zeros(t.DType(), shape...)
+	c := t.Contiguous()
+	for q := 0; q < c.NumEl(); q++ {
+		scatter.CopyElem(out.Data, ravel(unravel(q, t.Shape), shape), c.Data, q)
+	}
+	return out
+}
