@@ -1,14 +1,43 @@
 package reference
 
-// The tolerances of the conformant level. They are derived, not tuned: every
-// interval below is what the IEEE 754 rounding model allows for *every*
-// order and tree of the group's operations, computed with exact or
-// directed-rounding arithmetic, so that no correct implementation is
-// rejected and nothing further is accepted. The soundness tests in
-// bounds_test.go fold random contributions (huge, tiny, subnormal, mixed
-// signs) in many orders and trees, per step in the dtype and in a wider
-// accumulator, and check that every outcome lands inside.
+// The tolerances of the conformant level. They are derived, not tuned: the
+// set of a float sum, mean or product is what the profile's arithmetic
+// (below) produces in *some* order and tree of the group's operations.
+// Groups of up to maxEnumerate contributions get that set exactly, by
+// enumeration (enumerate.go); larger ones an interval computed with exact
+// or directed-rounding arithmetic that holds every order and tree
+// (running_error.go and below), so that no correct implementation is
+// rejected and as little as the analysis allows is accepted beyond. The
+// soundness tests (bounds_test.go, enumerate_test.go and the properties
+// package's CheckBoundSoundness) fold random contributions (huge, tiny,
+// subnormal, mixed signs) in many orders and trees with each profile's
+// arithmetic, and check that every outcome lands inside.
 //
+// # The profile's arithmetic
+//
+// The conformant level admits every order and tree of PyTorch's own
+// arithmetic under the profile (PROFILES.md, scatter.Profile.RoundsPerStep;
+// the plan's accType), and nothing else:
+//
+//   - float32 and float64: every step rounded to the dtype;
+//   - float16 and bfloat16, per step (torch-1.13's scatter family, and
+//     index_reduce, torch_scatter's mul kernel and the F# scatter in every
+//     profile): every step rounded to the dtype;
+//   - float16 and bfloat16 in the scatter family under torch 2 (the opmath
+//     buffer): every step rounded to float32, the result rounded once to
+//     the dtype;
+//   - a mean stores the sum in the dtype, then divides it with one rounding.
+//
+// An implementation that accumulates in another precision (float32 data
+// in float64, 16-bit data per step where PyTorch accumulates in float32 or
+// the reverse, exactly), rounds with another rule (truncation, ties away
+// from zero), or divides a mean's unrounded accumulator, gives answers that
+// no order of PyTorch's arithmetic gives, and the conformant level rejects
+// them wherever the analysis can tell (not always: a wrong rule that
+// happens to produce a value some correct order also produces is
+// invisible there, and only the strict level sees it). Such differences
+// of another framework are what its xfail list records.
+
 // # Model
 //
 // The dtype (float16, bfloat16, float32 or float64) has p significand bits
@@ -49,24 +78,25 @@ package reference
 // finite when (k-1)u >= 1, where γ does not. For k = 1 (one contribution and
 // no self, or self alone) H = L = 1 and (1) is the exact value.
 //
-// (1) covers both accumulation strategies of the profiles:
-//   - per-step rounding in the dtype (PyTorch 1.13 for 16-bit types, every
-//     version for float32/float64): ŝ is a dtype value inside (1);
-//   - accumulation in float32 (or any wider format, or exactly) with one
-//     final rounding to the dtype (PyTorch >= 2.1's opmath buffer): the wider
-//     result z obeys (1) with its own u' <= u, hence H' <= H and L' >= L, so z
-//     lies inside (1) for the dtype; the final rounding is monotone, so
-//     RN(z) lies between RN of the ends of (1).
+// (1) holds for any correctly rounded accumulator with its own u, and the
+// judge applies it, intersected with the monotone bound (1') below and the
+// running-error bound (4) of running_error.go, with the accumulator's u:
+//   - per-step rounding in the dtype: ŝ is a dtype value inside the
+//     intersection, so inside [RD(lower), RU(upper)], the ends rounded
+//     outward to the dtype (RD/RU: toward -inf/+inf);
+//   - accumulation in float32 with one final rounding to the 16-bit dtype
+//     (PyTorch 2's opmath buffer): the float32 result z obeys the bounds
+//     with u = 2^-24, and round to nearest is monotone, so RN(z) lies in
+//     [RN(lower), RN(upper)], usually one or two values: the interval of z
+//     is a few float32 ulps, far below the 16-bit ulp. (This is what
+//     rejects a truncated or otherwise misrounded final store.)
 //
-// Both outcomes are therefore inside [RD(lower), RU(upper)], the ends of (1)
-// rounded outward to the dtype (RD/RU: toward -inf/+inf). (Rounding the ends
-// to nearest instead would be as sound and up to an ulp tighter on each
-// side; the outward form is the contract of ARCHITECTURE.md.) The ends are
-// computed from exact P and N (math/big with enough bits: float64 values span
-// 2^-1074 .. 2^1024) and H, L, products and differences rounded in the safe
-// direction at 256 bits, so the interval is rigorous. The outward rounding
-// maps an end beyond max to ±max when it is below thr (round-to-nearest of
-// such a value is ±max) and to ±Inf from thr on.
+// The ends are computed from exact P and N (math/big with enough bits:
+// float64 values span 2^-1074 .. 2^1024) and H, L, products and
+// differences rounded in the safe direction at 256 bits, so the interval
+// is rigorous. The outward rounding maps an end beyond max to ±max when it
+// is below thr (round-to-nearest of such a value is ±max) and to ±Inf from
+// thr on; RN does the same.
 //
 // Zero signs are not judged inside an interval (values compare as numbers):
 // an exact cancellation gives +0, an all -0 group with self gives -0, and
@@ -106,19 +136,16 @@ package reference
 // The mean divides the sum ŝ by the count c. The count is exact under the
 // profile (meanCount: it saturates, wraps or clamps exactly as PyTorch's
 // count tensor does), and the division is correctly rounded (in float32 and
-// rounded back for 16-bit types: innocuous, as above). q ↦ RN(q/c) is
-// monotone for c > 0, so with ŝ in [lo, hi] (the sum's interval, dtype
-// values) the mean lies in [RD(lo/c), RU(hi/c)]; dividing the wider
-// accumulator's z before rounding lands there too, as z is in [lo, hi],
-// as long as the sum is finite in the dtype. PyTorch stores the sum in the
-// output's dtype before it divides (torch 1.13 and 2.x; checked on 1.13:
-// the float16 mean of 60000 and 60000 is inf, and so is the float32 mean of
-// 3e38 and 3e38), so a sum that overflows the dtype makes the mean ±Inf,
-// and the judge accepts ±Inf alone there: a finite mean computed from a
-// wider, unrounded sum is not PyTorch's answer.
-// When the sum is exact (lo = hi: the same value in every order, as for one
-// contribution) the mean is exactly RN(lo/c). Specials propagate: NaN stays
-// NaN, ±Inf/c = ±Inf.
+// rounded back for 16-bit types: innocuous, as above). PyTorch stores the
+// sum in the output's dtype before it divides (torch 1.13 and 2.x; checked
+// on 1.13: the float16 mean of 60000 and 60000 is inf, and so is the
+// float32 mean of 3e38 and 3e38), so the mean is RN(s/c) for a dtype value
+// s of the sum's set. q ↦ RN(q/c) is monotone for c > 0, so with s in
+// [lo, hi] (the sum's interval, dtype values) the mean lies in
+// [RN(lo/c), RN(hi/c)]; a small group's exact set maps value by value. A
+// sum that overflows the dtype makes the mean ±Inf, and the judge accepts
+// ±Inf alone there: a finite mean computed from a wider, unrounded sum is
+// not PyTorch's answer. Specials propagate: NaN stays NaN, ±Inf/c = ±Inf.
 //
 // # Product (scatter_reduce prod, scatter's multiply, torch_scatter mul)
 //
@@ -148,10 +175,14 @@ package reference
 // reachable only if H·G >= thr. Where both overflow and underflow are
 // reachable, Inf·0 = NaN is too. Likewise a zero factor with reachable
 // overflow may give NaN, and an infinite factor with reachable underflow may
-// give NaN. As for sums, a float32 accumulator (16-bit types under torch-2)
-// has u' <= u and τ' <= τ, so its result obeys the dtype's bounds before a
-// monotone final rounding. The magnitude interval is rounded outward to the
-// dtype and given the exact sign.
+// give NaN. The finite bounds use the accumulator's u and τ: per step, the
+// magnitude interval is rounded outward to the dtype; with a float32
+// accumulator of 16-bit data (u' <= u, τ' <= τ, so the overflow and
+// underflow flags of the dtype still cover it), its ends are rounded to
+// nearest once, as for sums. The magnitude interval gets the exact sign.
+// A product's error does not depend on the tree (every multiplication
+// scales the whole product by its 1+δ), so (2) cannot be tightened by
+// ordering as sums are; small groups are enumerated instead.
 
 import (
 	"math"
@@ -433,14 +464,17 @@ func exactPrec(xs []float64) uint {
 }
 
 // sumSpan returns the outcomes of summing xs (dtype values) in any order
-// and tree, with per-step rounding in the dtype or in any wider
-// accumulator rounded once at the end (see the derivation above).
-func sumSpan(f *floatFormat, xs []float64) span {
+// and tree with the arithmetic ar: rounding every step in the dtype, or in
+// float32 with one final rounding to the 16-bit dtype (see the derivation
+// above and running_error.go).
+func sumSpan(ar arith, xs []float64) span {
+	f, acc := ar.out, ar.acc
 	var hasNaN, hasPosInf, hasNegInf bool
 	var nPos, nNeg int
 	prec := exactPrec(xs)
 	pos := new(big.Float).SetPrec(prec) // P, exact
 	neg := new(big.Float).SetPrec(prec) // N, exact
+	finite := make([]float64, 0, len(xs))
 	for _, x := range xs {
 		switch {
 		case math.IsNaN(x):
@@ -452,18 +486,23 @@ func sumSpan(f *floatFormat, xs []float64) span {
 		case x > 0:
 			pos.Add(pos, big.NewFloat(x))
 			nPos++
+			finite = append(finite, x)
 		case x < 0:
 			neg.Add(neg, big.NewFloat(-x))
 			nNeg++
+			finite = append(finite, x)
+		default:
+			finite = append(finite, 0)
 		}
 	}
 	if hasNaN || hasPosInf && hasNegInf {
 		return span{empty: true, nan: true, note: "nan"}
 	}
-	h, l := f.growth(len(xs) - 1)
+	// The overflow outcomes, with the dtype's u: a superset of those of a
+	// float32 accumulator (smaller u, larger threshold) rounded once.
 	hPos, _ := f.growth(nPos - 1)
 	hNeg, _ := f.growth(nNeg - 1)
-	posTop := mulDir(pos, hPos, true) // the largest a sum can get: (1) with only the positives
+	posTop := mulDir(pos, hPos, true) // the largest a sum can get: (1') with only the positives
 	negTop := mulDir(neg, hNeg, true) // the largest magnitude of a negative sum
 	posOver := posTop.Cmp(f.thr) >= 0 // +Inf reachable
 	negOver := negTop.Cmp(f.thr) >= 0 // -Inf reachable
@@ -473,18 +512,35 @@ func sumSpan(f *floatFormat, xs []float64) span {
 	if hasNegInf {
 		return span{empty: true, negInf: true, nan: posOver, note: "-inf"}
 	}
+	// The finite outcomes: (1), (1') and (4) with the accumulator's u.
+	h, l := acc.growth(len(xs) - 1)
+	aPos, _ := acc.growth(nPos - 1)
+	aNeg, _ := acc.growth(nNeg - 1)
 	upper := subDir(mulDir(pos, h, true), mulDir(neg, l, false), true)
-	if posTop.Cmp(upper) < 0 {
-		upper = posTop
+	if top := mulDir(pos, aPos, true); top.Cmp(upper) < 0 {
+		upper = top
 	}
 	lower := subDir(mulDir(pos, l, false), mulDir(neg, h, true), false)
-	if negBottom := newBig().Neg(negTop); negBottom.Cmp(lower) > 0 {
-		lower = negBottom
+	if bottom := newBig().Neg(mulDir(neg, aNeg, true)); bottom.Cmp(lower) > 0 {
+		lower = bottom
+	}
+	rLo, rHi := runningSumBounds(acc, finite, pos, neg, prec)
+	if rHi.Cmp(upper) < 0 {
+		upper = rHi
+	}
+	if rLo.Cmp(lower) > 0 {
+		lower = rLo
 	}
 	exact := new(big.Float).SetPrec(prec).Sub(pos, neg)
+	lo, hi := f.endpoint(lower, false), f.endpoint(upper, true)
+	if !ar.perStep() {
+		// The accumulator's result z is in [lower, upper]; the stored
+		// RN(z) is between RN of the ends (round to nearest is monotone).
+		lo, hi = f.nearest(lower), f.nearest(upper)
+	}
 	return span{
-		lo:     f.endpoint(lower, false),
-		hi:     f.endpoint(upper, true),
+		lo:     lo,
+		hi:     hi,
 		posInf: posOver,
 		negInf: negOver,
 		nan:    posOver && negOver,
@@ -492,10 +548,12 @@ func sumSpan(f *floatFormat, xs []float64) span {
 	}
 }
 
-// meanSpan returns the outcomes of the mean: the sum of xs, in any order,
-// divided by the count c (> 0, exact under the profile).
-func meanSpan(f *floatFormat, xs []float64, c float64) span {
-	s := sumSpan(f, xs)
+// meanSpan returns the outcomes of the mean: the sum of xs, in any order
+// and tree with the arithmetic ar, stored in the dtype, then divided by the
+// count c (> 0, exact under the profile) with one rounding.
+func meanSpan(ar arith, xs []float64, c float64) span {
+	f := ar.out
+	s := sumSpan(ar, xs)
 	if math.IsInf(c, 1) {
 		// A float16 count of 65520 or more rounds to +Inf: a finite sum
 		// gives a zero, an infinite one NaN.
@@ -505,24 +563,21 @@ func meanSpan(f *floatFormat, xs []float64, c float64) span {
 		return s // NaN stays NaN, ±Inf/c = ±Inf
 	}
 	m := span{posInf: s.posInf, negInf: s.negInf, nan: s.nan}
+	// The stored sum is a dtype value in [lo, hi] and the mean is RN(sum/c),
+	// monotone in the sum: RN(lo/c) and RN(hi/c) bound it. The quotient at
+	// 256 bits, rounded again to the dtype, is RN(q): 256 >= 2·53+2 makes
+	// that double rounding innocuous.
 	bc := bigExact(c)
-	if s.lo == s.hi && !math.IsInf(s.lo, 0) {
-		// An exact sum: the division is correctly rounded. The quotient at
-		// 256 bits, rounded again to the dtype, is RN(lo/c): 256 >= 2·53+2
-		// makes that double rounding innocuous.
-		q := f.nearest(newBig().Quo(bigExact(s.lo), bc))
-		m.lo, m.hi = q, q
-	} else {
-		m.lo = f.endpoint(newDir(false).Quo(bigExact(s.lo), bc), false)
-		m.hi = f.endpoint(newDir(true).Quo(bigExact(s.hi), bc), true)
-	}
+	m.lo = f.nearest(newBig().Quo(bigExact(s.lo), bc))
+	m.hi = f.nearest(newBig().Quo(bigExact(s.hi), bc))
 	m.note = s.note + ", count " + big.NewFloat(c).Text('g', -1)
 	return m
 }
 
 // prodSpan returns the outcomes of multiplying xs (dtype values) in any
-// order and tree (see the derivation above).
-func prodSpan(f *floatFormat, xs []float64) span {
+// order and tree with the arithmetic ar (see the derivation above).
+func prodSpan(ar arith, xs []float64) span {
+	f, acc := ar.out, ar.acc
 	var hasNaN, hasZero, hasInf, negative bool
 	pUp, pDown := newDir(true).SetInt64(1), newDir(false).SetInt64(1) // |P|
 	gUp := newDir(true).SetInt64(1)                                   // Π |x| > 1
@@ -574,15 +629,21 @@ func prodSpan(f *floatFormat, xs []float64) span {
 		s.nan = under // 0·Inf
 		s.note = "an infinite factor"
 	default:
-		upper := mulDir(pUp, h, true)
-		if tg := mulDir(mulDir(f.tau, gUp, true), h, true); tg.Cmp(upper) > 0 {
+		// (2) and the lower bound with the accumulator's u and τ: the
+		// partial products are the accumulator's values.
+		ha, la := acc.growth(len(xs) - 1)
+		upper := mulDir(pUp, ha, true)
+		if tg := mulDir(mulDir(acc.tau, gUp, true), ha, true); tg.Cmp(upper) > 0 {
 			upper = tg
 		}
 		lower := newBig()
-		if !under {
-			lower = mulDir(pDown, l, false)
+		if mulDir(sDown, la, false).Cmp(acc.tau) >= 0 {
+			lower = mulDir(pDown, la, false)
 		}
 		s.lo, s.hi = f.endpoint(lower, false), f.endpoint(upper, true)
+		if !ar.perStep() {
+			s.lo, s.hi = f.nearest(lower), f.nearest(upper) // RN(z) once, monotone
+		}
 		if negative {
 			s.lo, s.hi = -s.hi, -s.lo
 		}

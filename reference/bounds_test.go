@@ -38,58 +38,62 @@ type accumulator struct {
 	mul  func(a, b float64) float64
 	// round converts the accumulator's value to the storage dtype at the end.
 	round func(x float64) float64
+	// opmath: a float32 accumulator of 16-bit data, rounded once (PyTorch
+	// 2); else every step rounds to the dtype.
+	opmath bool
 }
 
-// accumulators returns the accumulation strategies for dtype dt: per-step in the
-// dtype as PyTorch 1.13 does it (16-bit: compute in float32, round back),
-// in float32 and float64 with one final rounding, and exact arithmetic
-// with one final rounding.
+// arith returns the judge's arithmetic model of the accumulator.
+func (a accumulator) arith(dt scatter.DType) arith {
+	if a.opmath {
+		return arith{acc: formatFloat32, out: formatOf(dt)}
+	}
+	return arith{acc: formatOf(dt), out: formatOf(dt)}
+}
+
+// accumulators returns the accumulation strategies that the profiles admit
+// for dtype dt: per-step in the dtype (16-bit: as PyTorch 1.13 does it,
+// computed in float32 and rounded back, and independently with exact
+// arithmetic rounded once per step), and for 16-bit types a float32
+// accumulator rounded once (PyTorch 2). A float32 or float64 accumulator of
+// float32 data is not among them: no profile accumulates float32 in a
+// wider format (bounds.go, "The profile's arithmetic").
 func accumulators(dt scatter.DType) []accumulator {
-	f32 := func(x float64) float64 { return float64(float32(x)) }
 	final := func(x float64) float64 { return roundToDT(dt, x) }
-	var out []accumulator
 	switch dt {
 	case scatter.DTFloat16, scatter.DTBFloat16:
-		out = append(out, accumulator{
+		f32 := func(x float64) float64 { return float64(float32(x)) }
+		return []accumulator{{
 			name:  "per-step via float32",
 			add:   func(a, b float64) float64 { return roundToDT(dt, f32(float64(float32(a)+float32(b)))) },
 			mul:   func(a, b float64) float64 { return roundToDT(dt, f32(float64(float32(a)*float32(b)))) },
 			round: final,
-		}, accumulator{
+		}, {
 			name:  "per-step exact",
 			add:   func(a, b float64) float64 { return bigRound(dt, bigAdd(a, b)) },
 			mul:   func(a, b float64) float64 { return bigRound(dt, bigMul(a, b)) },
 			round: final,
-		}, accumulator{
-			name:  "float32 accumulator",
-			add:   func(a, b float64) float64 { return float64(float32(a) + float32(b)) },
-			mul:   func(a, b float64) float64 { return float64(float32(a) * float32(b)) },
-			round: final,
-		})
+		}, {
+			name:   "float32 accumulator",
+			add:    func(a, b float64) float64 { return float64(float32(a) + float32(b)) },
+			mul:    func(a, b float64) float64 { return float64(float32(a) * float32(b)) },
+			round:  final,
+			opmath: true,
+		}}
 	case scatter.DTFloat32:
-		out = append(out, accumulator{
+		return []accumulator{{
 			name:  "per-step float32",
 			add:   func(a, b float64) float64 { return float64(float32(a) + float32(b)) },
 			mul:   func(a, b float64) float64 { return float64(float32(a) * float32(b)) },
 			round: final,
-		})
+		}}
 	}
-	if dt != scatter.DTFloat64 {
-		out = append(out, accumulator{
-			name:  "float64 accumulator",
-			add:   func(a, b float64) float64 { return a + b },
-			mul:   func(a, b float64) float64 { return a * b },
-			round: final,
-		})
-	} else {
-		out = append(out, accumulator{
-			name:  "per-step float64",
-			add:   func(a, b float64) float64 { return a + b },
-			mul:   func(a, b float64) float64 { return a * b },
-			round: final,
-		})
-	}
-	return out
+	return []accumulator{{
+		name:  "per-step float64",
+		add:   func(a, b float64) float64 { return a + b },
+		mul:   func(a, b float64) float64 { return a * b },
+		round: final,
+	}}
 }
 
 func bigAdd(a, b float64) *big.Float {
@@ -217,7 +221,6 @@ func TestBoundSoundness(t *testing.T) {
 		for _, op := range []string{"sum", "mean", "prod"} {
 			t.Run(fmt.Sprintf("%s/%v", op, dt), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(dt), uint64(len(op))))
-				f := formatOf(dt)
 				fails := 0
 				for trial := 0; trial < trials && fails < 5; trial++ {
 					k := 1 + r.IntN(12)
@@ -240,17 +243,22 @@ func TestBoundSoundness(t *testing.T) {
 						adversarial(r, dt, xs)
 					}
 					c := float64(k)
-					var s span
-					switch op {
-					case "sum":
-						s = sumSpan(f, xs)
-					case "mean":
+					if op == "mean" {
 						c = roundToDT(dt, float64(k))
-						s = meanSpan(f, xs, c)
-					default:
-						s = prodSpan(f, xs)
 					}
 					for _, a := range accumulators(dt) {
+						ar := a.arith(dt)
+						var s span
+						switch op {
+						case "sum":
+							s = sumSpan(ar, xs)
+						case "mean":
+							s = meanSpan(ar, xs, c)
+						default:
+							s = prodSpan(ar, xs)
+						}
+						kd := map[string]kind{"sum": kSum, "mean": kMean, "prod": kProd}[op]
+						set, enumerated := enumeratedAllow(ar, kd, xs, c)
 						for _, o := range foldOrders {
 							var y float64
 							if op == "prod" {
@@ -265,6 +273,11 @@ func TestBoundSoundness(t *testing.T) {
 								fails++
 								t.Errorf("%s of %v (%s, %s) = %v, outside %s", op, xs, a.name, o.name, y,
 									describeAllow(dt, &allow{isRange: true, rng: s, note: s.note}))
+							}
+							if enumerated && !set.match(floatElem(dt, y)) {
+								fails++
+								t.Errorf("%s of %v (%s, %s) = %v, outside the enumerated %s", op, xs, a.name, o.name, y,
+									describeAllow(dt, &set))
 							}
 						}
 					}
@@ -318,7 +331,7 @@ func TestBoundSumFloat32Orders(t *testing.T) {
 		xs = append(xs, float64(float32(r.NormFloat64()*1000)))
 	}
 	xs = append(xs, float64(float32(1e7)), float64(float32(-1e7)), float64(float32(0.1)))
-	s := sumSpan(formatFloat32, xs)
+	s := sumSpan(stepIn(formatFloat32), xs)
 	seen := map[float64]bool{}
 	add := func(a, b float64) float64 { return float64(float32(a) + float32(b)) }
 	for _, o := range foldOrders {
@@ -356,7 +369,7 @@ func TestBoundSum16(t *testing.T) {
 		for range 10 {
 			xs = append(xs, 1)
 		}
-		s := sumSpan(formatOf(dt), xs)
+		s := sumSpan(stepIn(formatOf(dt)), xs)
 		perStep := seqFold(xs, func(a, b float64) float64 { return roundToDT(dt, a+b) })
 		once := roundToDT(dt, seqFold(xs, func(a, b float64) float64 { return float64(float32(a) + float32(b)) }))
 		if perStep != start {
@@ -377,37 +390,37 @@ func TestBoundSum16(t *testing.T) {
 // where both signs can overflow; where none can, neither is.
 func TestBoundOverflow(t *testing.T) {
 	f := formatFloat16
-	s := sumSpan(f, []float64{65504, 65504, -65504})
+	s := sumSpan(stepIn(f), []float64{65504, 65504, -65504})
 	if !s.posInf || s.negInf || s.nan {
 		t.Errorf("65504+65504-65504: posInf=%v negInf=%v nan=%v, want only +Inf reachable", s.posInf, s.negInf, s.nan)
 	}
 	if !s.contains(65504) || !s.contains(math.Inf(1)) || s.contains(math.Inf(-1)) {
 		t.Errorf("65504+65504-65504: span %+v", s)
 	}
-	s = sumSpan(f, []float64{65504, 65504, -65504, -65504})
+	s = sumSpan(stepIn(f), []float64{65504, 65504, -65504, -65504})
 	if !s.contains(math.NaN()) || !s.contains(0) || !s.contains(math.Inf(-1)) {
 		t.Errorf("±65504 twice: span %+v should allow NaN, 0 and -Inf", s)
 	}
-	s = sumSpan(f, []float64{60000, 5000})
+	s = sumSpan(stepIn(f), []float64{60000, 5000})
 	if s.posInf || s.contains(math.Inf(1)) {
 		t.Errorf("60000+5000 = 65000 cannot overflow: span %+v", s)
 	}
 	// 65504 + 16 is a tie between 65504 and 65536 (which is past the largest):
 	// round-to-nearest-even gives Inf.
-	s = sumSpan(f, []float64{65504, 16})
+	s = sumSpan(stepIn(f), []float64{65504, 16})
 	if !s.contains(math.Inf(1)) || s.contains(65504) && s.lo == s.hi {
 		t.Errorf("65504+16: span %+v should allow +Inf", s)
 	}
 	// Specials: +Inf with a reachable negative overflow may give NaN.
-	s = sumSpan(f, []float64{math.Inf(1), -65504, -65504})
+	s = sumSpan(stepIn(f), []float64{math.Inf(1), -65504, -65504})
 	if !s.contains(math.Inf(1)) || !s.contains(math.NaN()) || s.contains(0) {
 		t.Errorf("Inf-65504-65504: span %+v", s)
 	}
-	s = sumSpan(f, []float64{math.Inf(1), 1, 2})
+	s = sumSpan(stepIn(f), []float64{math.Inf(1), 1, 2})
 	if !s.contains(math.Inf(1)) || s.contains(math.NaN()) {
 		t.Errorf("Inf+1+2: span %+v", s)
 	}
-	s = sumSpan(f, []float64{math.Inf(1), math.Inf(-1)})
+	s = sumSpan(stepIn(f), []float64{math.Inf(1), math.Inf(-1)})
 	if !s.contains(math.NaN()) || s.contains(math.Inf(1)) {
 		t.Errorf("Inf-Inf: span %+v", s)
 	}
@@ -417,31 +430,31 @@ func TestBoundOverflow(t *testing.T) {
 // and overflow, and zeros.
 func TestBoundProd(t *testing.T) {
 	f := formatFloat32
-	s := prodSpan(f, []float64{3})
+	s := prodSpan(stepIn(f), []float64{3})
 	if s.lo != 3 || s.hi != 3 {
 		t.Errorf("a single factor is exact: %+v", s)
 	}
-	s = prodSpan(f, []float64{2, -3, 0.5})
+	s = prodSpan(stepIn(f), []float64{2, -3, 0.5})
 	if !s.contains(-3) || s.contains(3) || s.contains(-3.01) || s.contains(-2.99) {
 		t.Errorf("2*-3*0.5: span %+v", s)
 	}
 	// The product of 0.1f three times is inexact; both orders are inside.
 	x := float64(float32(0.1))
-	s = prodSpan(f, []float64{x, x, x, 3})
+	s = prodSpan(stepIn(f), []float64{x, x, x, 3})
 	a := float64(float32(float32(float32(x)*float32(x))*float32(x)) * 3)
 	b := float64(float32(3*float32(x)) * float32(float32(x)*float32(x)))
 	if !s.contains(a) || !s.contains(b) {
 		t.Errorf("0.1^3*3: %v, %v outside %+v", a, b, s)
 	}
 	// Zeros keep the sign of the product of signs.
-	s = prodSpan(f, []float64{-2, 0, 5})
+	s = prodSpan(stepIn(f), []float64{-2, 0, 5})
 	if !s.contains(math.Copysign(0, -1)) || s.contains(0) {
 		t.Errorf("-2*0*5 must be -0: span %+v", s)
 	}
 	// Underflow reachable: 2^-100 * 2^-100 * 2^100 * 2^100 is 1 exactly, but
 	// the order (2^-100 * 2^-100) * ... underflows to 0 in float32.
 	xs := []float64{math.Ldexp(1, -100), math.Ldexp(1, -100), math.Ldexp(1, 100), math.Ldexp(1, 100)}
-	s = prodSpan(f, xs)
+	s = prodSpan(stepIn(f), xs)
 	under := float64(float32(float32(float32(xs[0])*float32(xs[1]))*float32(xs[2])) * float32(xs[3]))
 	if under != 0 {
 		t.Fatalf("the underflowing order gives %v, want 0", under)
@@ -458,17 +471,17 @@ func TestBoundProd(t *testing.T) {
 	// to 2^-149 before multiplying by 2^200.
 	xs = []float64{math.Ldexp(1, -75), math.Ldexp(1.5, -75), math.Ldexp(1, 100), math.Ldexp(1, 100)}
 	up := float64(float32(float32(float32(xs[0])*float32(xs[1]))*float32(xs[2])) * float32(xs[3]))
-	s = prodSpan(f, xs)
+	s = prodSpan(stepIn(f), xs)
 	if !s.contains(up) {
 		t.Errorf("subnormal rounding up: %v outside %+v", up, s)
 	}
 	// Zero and Inf: NaN only.
-	s = prodSpan(f, []float64{0, math.Inf(1)})
+	s = prodSpan(stepIn(f), []float64{0, math.Inf(1)})
 	if !s.contains(math.NaN()) || s.contains(0) || s.contains(math.Inf(1)) {
 		t.Errorf("0*Inf: span %+v", s)
 	}
 	// Inf with factors that cannot underflow: a signed Inf only.
-	s = prodSpan(f, []float64{math.Inf(1), -2, 3})
+	s = prodSpan(stepIn(f), []float64{math.Inf(1), -2, 3})
 	if !s.contains(math.Inf(-1)) || s.contains(math.NaN()) || s.contains(math.Inf(1)) {
 		t.Errorf("Inf*-2*3: span %+v", s)
 	}
@@ -569,7 +582,7 @@ func TestBoundMeanCount(t *testing.T) {
 // TestBoundMean checks the mean span with SEMANTICS.md's examples and a
 // single contribution (exact).
 func TestBoundMean(t *testing.T) {
-	s := meanSpan(formatFloat32, []float64{10, 1, 2}, 3)
+	s := meanSpan(stepIn(formatFloat32), []float64{10, 1, 2}, 3)
 	want := float64(float32(13.0 / 3))
 	if !s.contains(want) {
 		t.Errorf("13/3: %v outside %+v", want, s)
@@ -579,16 +592,16 @@ func TestBoundMean(t *testing.T) {
 	for range 10 {
 		xs = append(xs, 1)
 	}
-	s = meanSpan(formatFloat16, xs, 11)
+	s = meanSpan(stepIn(formatFloat16), xs, 11)
 	if !s.contains(186.125) || !s.contains(roundToDT(scatter.DTFloat16, 2058.0/11)) {
 		t.Errorf("float16 mean: span %+v", s)
 	}
 	// One contribution: exactly RN(x/c).
-	s = meanSpan(formatFloat32, []float64{1}, 3)
+	s = meanSpan(stepIn(formatFloat32), []float64{1}, 3)
 	if s.lo != s.hi || s.lo != float64(float32(1.0)/3) {
 		t.Errorf("1/3 must be exact: %+v", s)
 	}
-	s = meanSpan(formatFloat32, []float64{math.Inf(-1), 1}, 2)
+	s = meanSpan(stepIn(formatFloat32), []float64{math.Inf(-1), 1}, 2)
 	if !s.contains(math.Inf(-1)) || s.contains(0) {
 		t.Errorf("-Inf mean: %+v", s)
 	}
@@ -609,7 +622,7 @@ func TestBoundTightness(t *testing.T) {
 				xs[i] = roundToDT(dt, 1+r.Float64())
 				sum += xs[i]
 			}
-			s := sumSpan(f, xs)
+			s := sumSpan(stepIn(f), xs)
 			u := math.Ldexp(1, -f.prec)
 			width := (s.hi - s.lo) / sum
 			limit := 2*float64(k-1)*u*1.01 + 4*u*2 // the bound and an ulp of outward rounding each side

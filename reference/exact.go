@@ -357,14 +357,22 @@ func groupAllow(p *plan, g group) (allow, []int64) {
 		for i, v := range vs {
 			xs[i] = v.f
 		}
+		ar := planArith(p)
+		var count float64
+		if p.kind == kMean {
+			count = meanCount(p, g)
+		}
+		if a, ok := enumeratedAllow(ar, p.kind, xs, count); ok {
+			return a, nil
+		}
 		var s span
 		switch p.kind {
 		case kSum:
-			s = sumSpan(f, xs)
+			s = sumSpan(ar, xs)
 		case kMean:
-			s = meanSpan(f, xs, meanCount(p, g))
+			s = meanSpan(ar, xs, count)
 		default:
-			s = prodSpan(f, xs)
+			s = prodSpan(ar, xs)
 		}
 		return allow{isRange: true, rng: s, note: s.note}, nil
 	}

@@ -33,9 +33,12 @@ import (
 //     integer and bool results exact; plain scatter with duplicate targets
 //     one of the candidates; float amax/amin exact up to the sign of a zero;
 //     torch_scatter min/max exact up to the sign of a zero, its arg any
-//     position of a tied winner; float sum, mean and prod inside the
-//     rigorous any-order intervals of bounds.go, with the overflow outcomes
-//     where overflow is reachable.
+//     position of a tied winner; float sum, mean and prod: what some order
+//     and tree of the profile's arithmetic gives (bounds.go, "The
+//     profile's arithmetic"), exactly for groups of up to maxEnumerate
+//     contributions (enumerate.go), else within the rigorous any-order
+//     intervals of bounds.go and running_error.go, with the overflow
+//     outcomes where overflow is reachable.
 //
 // NaN payloads and NaN sign bits are never compared, at either level: any
 // NaN matches any NaN.

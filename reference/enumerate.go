@@ -1,0 +1,216 @@
+package reference
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+
+	"github.com/scatterconf/scatter"
+)
+
+// Small groups are judged exactly: the conformant set of a float sum, mean
+// or product with few contributions is the set of results that some order
+// and some binary tree of the profile's arithmetic (arith) produces, not an
+// interval around them.
+//
+// # Enumeration over subsets
+//
+// A binary tree over the contributions x_1..x_k combines, at its root, a
+// tree over a subset A with a tree over its complement B = S \ A. So the
+// values that the subset S can produce are
+//
+//	V({i}) = {x_i}
+//	V(S)   = ∪ over splits S = A ⊔ B (A, B non-empty) of { fl(a ∘ b) : a ∈ V(A), b ∈ V(B) }
+//
+// with fl the accumulator's correctly rounded + or × (commutative, so each
+// unordered split is taken once: A holds S's lowest element). V(S) is
+// memoised per subset (2^k of them) and deduplicated, which is far cheaper
+// than enumerating the (2k-3)!! labelled trees (945 at k = 6, 10395 at
+// k = 7, 135135 at k = 8): the partial results of a subset coincide often,
+// and every tree reuses them. A sequential order is a tree too, so every
+// order and every tree is covered. The group's result is then, per
+// profile:
+//
+//	per-step (acc = dtype):            V(all)
+//	float32 accumulation, one rounding: { RN_dtype(z) : z ∈ V(all) }
+//	mean:                              { RN_dtype(s / c) : s ∈ the sum's set }
+//
+// The identity that starts a group without self (0 for sums, 1 for
+// products) changes no value: 0 + x and 1 · x are exact (only the sign of
+// a zero sum can change, and it is free for sums and means, as in the
+// intervals of bounds.go). Specials need no case of their own: IEEE
+// arithmetic on ±Inf and NaN is what each tree computes, so an order that
+// overflows gives its Inf, and Inf + -Inf its NaN, exactly where some tree
+// does.
+//
+// # Where it stops
+//
+// The number of values a subset can take grows with the trees, and the
+// work is Σ over subsets S and splits A ⊔ B of |V(A)|·|V(B)|. Groups of
+// up to maxEnumerate contributions are enumerated while that work stays
+// under enumerateBudget combinations; beyond either, the group falls back
+// to the intervals of bounds.go (sound, only wider). With six or fewer
+// contributions the budget is never reached: the work is at most the
+// number of trees summed over the subsets, Σ_j C(6,j)·(2j-3)!!  < 2,500.
+// At k = 7 and 8 the dtype's coarse grid makes most partial results
+// coincide (16-bit types, short float32 sums), and the budget only cuts
+// off groups of distinct float64 values whose sets approach the tree
+// count. At k = 10 the splits alone number (3^10 - 2^11 + 1)/2 ≈ 28,500,
+// so maxEnumerate = 10 keeps the worst group within about a millisecond.
+const (
+	maxEnumerate    = 10
+	enumerateBudget = 1 << 16
+)
+
+// arith is the arithmetic of a float group under a profile: contributions
+// are combined in the accumulator's format acc, rounding every step, and
+// the result is rounded once to the dtype out. acc == out is per-step
+// rounding in the dtype (float32 and float64 always; 16-bit types under
+// torch-1.13, in index_reduce and F#); acc = float32 for a 16-bit out is
+// PyTorch 2's opmath accumulation (plan.accType).
+type arith struct {
+	acc, out *floatFormat
+}
+
+// stepIn is the arithmetic that rounds every step to the dtype of f.
+func stepIn(f *floatFormat) arith { return arith{acc: f, out: f} }
+
+// perStep reports whether every step rounds to the dtype itself.
+func (a arith) perStep() bool { return a.acc == a.out }
+
+// planArith returns the arithmetic of plan p (a float plan).
+func planArith(p *plan) arith {
+	return arith{acc: formatOf(p.accType()), out: formatOf(p.dtype)}
+}
+
+// enumKey is the identity of a value in a set: its float64 bits, with every
+// NaN one key and, where zero signs are free (sums), -0 merged into +0.
+func enumKey(v float64, freeZero bool) uint64 {
+	switch {
+	case v != v:
+		return 0x7ff8000000000001
+	case v == 0 && freeZero:
+		return 0
+	}
+	return math.Float64bits(v)
+}
+
+// enumerateFold returns every value that some binary tree of the
+// accumulator's + (prod false) or × (prod true) produces from xs, each
+// value once (a NaN stands for every NaN; for sums one zero stands for
+// both), before the final rounding to the dtype; ok is false when the
+// group is too large or the work would pass enumerateBudget.
+func enumerateFold(acc scatter.DType, prod bool, xs []float64) (vals []float64, ok bool) {
+	k := len(xs)
+	if k == 0 || k > maxEnumerate {
+		return nil, false
+	}
+	op := func(a, b float64) float64 {
+		if prod {
+			return roundTo(acc, a*b)
+		}
+		return roundTo(acc, a+b)
+	}
+	freeZero := !prod
+	sets := make([][]float64, 1<<k)
+	for i, x := range xs {
+		sets[1<<i] = []float64{x}
+	}
+	var keys []uint64
+	work := 0
+	full := 1<<k - 1
+	// Increasing masks visit every proper subset of a mask before it.
+	for mask := 3; mask <= full; mask++ {
+		if bits.OnesCount(uint(mask)) < 2 {
+			continue
+		}
+		low := mask & -mask
+		keys = keys[:0]
+		// A runs over the proper subsets of mask holding its lowest bit.
+		for a := (mask - 1) & mask; a > 0; a = (a - 1) & mask {
+			if a&low == 0 {
+				continue
+			}
+			va, vb := sets[a], sets[mask^a]
+			work += len(va) * len(vb)
+			if work > enumerateBudget {
+				return nil, false
+			}
+			for _, x := range va {
+				for _, y := range vb {
+					keys = append(keys, enumKey(op(x, y), freeZero))
+				}
+			}
+		}
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		set := make([]float64, len(keys))
+		for i, key := range keys {
+			set[i] = math.Float64frombits(key)
+		}
+		sets[mask] = set
+	}
+	return sets[full], true
+}
+
+// enumeratedAllow returns the exact conformant set of a float sum, mean or
+// product group with contributions xs (dtype values) under arithmetic ar
+// (count: the mean's divisor), or ok false where the group is not
+// enumerated (see maxEnumerate). Sums and means leave the sign of a zero
+// free; a product's sign is the same in every order and is kept.
+func enumeratedAllow(ar arith, k kind, xs []float64, count float64) (allow, bool) {
+	dt := ar.out.dt
+	prod := k == kProd
+	sums, ok := enumerateFold(ar.acc.dt, prod, xs)
+	if !ok {
+		return allow{}, false
+	}
+	keys := make([]uint64, 0, len(sums))
+	for _, v := range sums {
+		y := roundTo(dt, v) // the final rounding: exact when acc == out
+		if k == kMean {
+			// PyTorch stores the sum in the dtype, then divides: correctly
+			// rounded (in float32 for 16-bit types, innocuous as in
+			// bounds.go); an Inf sum stays Inf, and a float16 count of +Inf
+			// gives a zero (NaN for an infinite sum).
+			y = roundTo(dt, y/count)
+		}
+		keys = append(keys, enumKey(y, !prod))
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	a := allow{zeroSign: !prod}
+	for _, key := range keys {
+		a.vals = append(a.vals, floatElem(dt, math.Float64frombits(key)))
+	}
+	if !prod && len(a.vals) > 1 {
+		// Both zeros listed where a zero is in the set: Allowed's data
+		// carries a free zero sign only for a single value.
+		a.zeroSign = false
+		for _, v := range a.vals {
+			if !v.nan && v.f == 0 {
+				a.vals = append(a.vals, floatElem(dt, math.Copysign(0, -1)))
+				break
+			}
+		}
+	}
+	a.note = enumNote(k, len(xs), len(keys), ar)
+	return a, true
+}
+
+// enumNote says, for reports, how an enumerated set was formed.
+func enumNote(k kind, n, size int, ar arith) string {
+	what := "sum"
+	switch k {
+	case kProd:
+		what = "product"
+	case kMean:
+		what = "mean"
+	}
+	how := "rounding every step"
+	if !ar.perStep() {
+		how = "in float32, rounded once"
+	}
+	return "every " + what + " of " + strconv.Itoa(n) + " terms in any order and tree, " + how + " (" + strconv.Itoa(size) + " values)"
+}
