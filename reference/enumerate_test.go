@@ -32,70 +32,103 @@ func sixteenBit(dt scatter.DType, xs ...float64) scatter.Tensor {
 	return t
 }
 
-// TestConformantRejectsTruncation/{dtype}/{sum,mean}/k={k}: a float16 or
-// bfloat16 sum (or mean) accumulated in float32, as PyTorch 2 does, and
-// then truncated to the dtype instead of rounded to nearest is rejected at
-// the conformant level for every group size: the exact sets of small
-// groups and the running-error interval of large ones (a few float32 ulps,
-// rounded to nearest once) leave the truncated value out wherever it
-// differs from every order's rounded one. The correctly rounded answer of
-// the same order is accepted. The share rejected is logged.
-func TestConformantRejectsTruncation(t *testing.T) {
+// TestConformantRejectsMisrounding/{bug}/{dtype}/{sum,mean}/k={k}: a
+// float16 or bfloat16 sum (or mean) accumulated in float32, as PyTorch 2
+// does, but stored with a bug, is rejected at the conformant level for
+// every group size wherever the bug changes the answer: the exact sets of
+// small groups and the running-error interval of large ones (a few float32
+// ulps, rounded to nearest once) leave the wrong value out unless some
+// order gives it. The bugs: the float32 result truncated to the dtype
+// instead of rounded to nearest, and (means) the float32 accumulator
+// divided and rounded once instead of the sum stored in the dtype. The
+// correctly rounded answer of the same order is accepted. The share
+// rejected is logged; the test fails if none is, or if the bug never
+// changed the answer (it would prove nothing).
+func TestConformantRejectsMisrounding(t *testing.T) {
 	sizes := []int{2, 3, 4, 6, 8, 10, 11, 16, 32, 64, 128, 256, 1024}
-	for _, dt := range []scatter.DType{scatter.DTFloat16, scatter.DTBFloat16} {
-		for _, k := range []kind{kSum, kMean} {
-			for _, n := range sizes {
-				t.Run(fmt.Sprintf("%v/%v/k=%d", dt, k, n), func(t *testing.T) {
-					r := rand.New(rand.NewPCG(uint64(n), uint64(dt)))
-					trials := 60
-					if n >= 256 {
-						trials = 15
+	bugs := []struct {
+		name  string
+		kinds []kind
+		// store returns the bug's answer from the float32 result z (and
+		// the count c of a mean, 0 for a sum).
+		store func(dt scatter.DType, z, c float64) float64
+	}{
+		{"truncation", []kind{kSum, kMean}, func(dt scatter.DType, z, c float64) float64 {
+			if c == 0 {
+				return truncate16(dt, z)
+			}
+			return roundToDT(dt, truncate16(dt, z)/c)
+		}},
+		{"mean-of-accumulator", []kind{kMean}, func(dt scatter.DType, z, c float64) float64 {
+			return roundToDT(dt, z/c)
+		}},
+	}
+	for _, bug := range bugs {
+		for _, dt := range []scatter.DType{scatter.DTFloat16, scatter.DTBFloat16} {
+			for _, k := range bug.kinds {
+				for _, n := range sizes {
+					if bug.name == "mean-of-accumulator" && n&(n-1) == 0 {
+						continue // a count of 2^j divides exactly: the bug changes nothing
 					}
-					differ, rejected := 0, 0
-					for range trials {
-						xs := make([]float64, n)
-						mixed := r.IntN(3) == 0
-						for i := range xs {
-							x := math.Ldexp(1+r.Float64(), r.IntN(8)-4)
-							if mixed && r.IntN(2) == 0 {
-								x = -x
-							}
-							xs[i] = roundToDT(dt, x)
+					t.Run(fmt.Sprintf("%s/%v/%v/k=%d", bug.name, dt, k, n), func(t *testing.T) {
+						differ, rejected, trials := misroundingTrials(t, dt, k, n, bug.store)
+						t.Logf("%d of %d wrong answers that differ from the rounded one rejected", rejected, differ)
+						if differ > 0 && rejected == 0 {
+							t.Errorf("no wrong answer rejected (%d differ)", differ)
 						}
-						// self is xs[0]; the float32 accumulator in the
-						// canonical order.
-						z := xs[0]
-						for _, x := range xs[1:] {
-							z = float64(float32(z + x))
+						if differ == 0 {
+							t.Errorf("the bug never changed the answer in %d groups: the test proves nothing", trials)
 						}
-						good, bad := roundToDT(dt, z), truncate16(dt, z)
-						p := judgePlan(sixteenBit(dt, xs[0]), sixteenBit(dt, xs[1:]...), k, true, group{srcs: judgeSeq(n - 1)})
-						if k == kMean {
-							p.mean = &meanRule{countSelf: true}
-							c := roundToDT(dt, float64(n))
-							good, bad = roundToDT(dt, good/c), roundToDT(dt, bad/c)
-						}
-						e := judgeExpect(p, scatter.Result{Out: sixteenBit(dt, good)})
-						mustConform(t, e, scatter.Conformant, scatter.Result{Out: sixteenBit(dt, good)}, nil, "rounded to nearest")
-						if bad == good {
-							continue
-						}
-						differ++
-						if e.Check(scatter.Conformant, scatter.Result{Out: sixteenBit(dt, bad)}, nil) != nil {
-							rejected++
-						}
-					}
-					t.Logf("%d of %d truncated answers that differ from the rounded one rejected", rejected, differ)
-					if differ > 0 && rejected == 0 {
-						t.Errorf("no truncated answer rejected (%d differ)", differ)
-					}
-					if differ == 0 {
-						t.Errorf("truncation never changed the answer in %d groups: the test proves nothing", trials)
-					}
-				})
+					})
+				}
 			}
 		}
 	}
+}
+
+// misroundingTrials draws groups of n 16-bit values (self first), folds
+// each in float32 in the canonical order, and judges the correctly rounded
+// answer (which must conform) and store's (counted: differ, rejected).
+func misroundingTrials(t *testing.T, dt scatter.DType, k kind, n int,
+	store func(dt scatter.DType, z, c float64) float64) (differ, rejected, trials int) {
+	r := rand.New(rand.NewPCG(uint64(n), uint64(dt)))
+	trials = 80
+	if n >= 256 {
+		trials = 20
+	}
+	for range trials {
+		xs := make([]float64, n)
+		mixed := r.IntN(3) == 0
+		for i := range xs {
+			x := math.Ldexp(1+r.Float64(), r.IntN(8)-4)
+			if mixed && r.IntN(2) == 0 {
+				x = -x
+			}
+			xs[i] = roundToDT(dt, x)
+		}
+		z := xs[0]
+		for _, x := range xs[1:] {
+			z = float64(float32(z + x))
+		}
+		p := judgePlan(sixteenBit(dt, xs[0]), sixteenBit(dt, xs[1:]...), k, true, group{srcs: judgeSeq(n - 1)})
+		good, c := roundToDT(dt, z), 0.0
+		if k == kMean {
+			p.mean = &meanRule{countSelf: true}
+			c = roundToDT(dt, float64(n))
+			good = roundToDT(dt, good/c)
+		}
+		bad := store(dt, z, c)
+		e := judgeExpect(p, scatter.Result{Out: sixteenBit(dt, good)})
+		mustConform(t, e, scatter.Conformant, scatter.Result{Out: sixteenBit(dt, good)}, nil, "rounded to nearest")
+		if bad == good {
+			continue
+		}
+		differ++
+		if e.Check(scatter.Conformant, scatter.Result{Out: sixteenBit(dt, bad)}, nil) != nil {
+			rejected++
+		}
+	}
+	return differ, rejected, trials
 }
 
 // TestEnumerateAllTrees compares enumerateFold with a brute force over
