@@ -323,14 +323,19 @@ const (
 )
 
 // implLabel is the label of an implementation whose hello gives name and
-// version: "torch 2.14.1", "numpy 1.24.2", "jax 0.10.2" (the version up
-// to its first space: "0.10.2 (jaxlib ...)" is long), and a name that
-// adds a library after a "+" gets it after the version:
+// version: "torch 2.14.1", "numpy 1.24.2", "jax 0.10.2". The version is
+// shortened to its first word ("0.10.2 (jaxlib ...)" is long) without a
+// local part ("2.14.1+debian", as Debian builds name themselves; the
+// whole version stays in the target's "version"), and a name that adds a
+// library after a "+" gets it after the version:
 // "torch 2.14.1+torch_scatter-2.1.2" for torch+torch_scatter-2.1.2.
 func implLabel(name, version string) string {
 	name, version = strings.TrimSpace(name), strings.TrimSpace(version)
 	if f := strings.Fields(version); len(f) > 0 {
 		version = f[0]
+	}
+	if v, _, _ := strings.Cut(version, "+"); v != "" {
+		version = v
 	}
 	head, tail, plus := strings.Cut(name, "+")
 	if version == "" {
