@@ -47,20 +47,23 @@ import (
 // # Where it stops
 //
 // The number of values a subset can take grows with the trees, and the
-// work is Σ over subsets S and splits A ⊔ B of |V(A)|·|V(B)|. Groups of
-// up to maxEnumerate contributions are enumerated while that work stays
-// under enumerateBudget combinations; beyond either, the group falls back
-// to the intervals of bounds.go (sound, only wider). With six or fewer
-// contributions the budget is never reached: the work is at most the
-// number of trees summed over the subsets, Σ_j C(6,j)·(2j-3)!!  < 2,500.
-// At k = 7 and 8 the dtype's coarse grid makes most partial results
-// coincide (16-bit types, short float32 sums), and the budget only cuts
-// off groups of distinct float64 values whose sets approach the tree
-// count. At k = 10 the splits alone number (3^10 - 2^11 + 1)/2 ≈ 28,500,
-// so maxEnumerate = 10 keeps the worst group within about a millisecond.
+// work is W = Σ over subsets S and splits A ⊔ B of |V(A)|·|V(B)|. Since
+// |V(A)| is at most the number of trees over A, and the trees over S are
+// the pairs of trees over its splits, W is at most Σ_j C(k,j)·(2j-3)!!:
+// 1,875 at k = 6, 19,866 at k = 7, about 252,000 at k = 8. Groups of up to
+// maxEnumerate contributions are enumerated while W stays under
+// enumerateBudget = 32,768 combinations: every group of seven or fewer is
+// judged exactly, and a group of eight when its partial results coincide
+// enough (the rule for 16-bit types and for values of few bits; distinct
+// float32 or float64 sums approach the tree count and fall back). Beyond
+// either, the group gets the intervals of bounds.go (sound, only wider).
+// The limit is one of cost: a cut-off group has spent at most the budget
+// (about a millisecond) before the interval, and the judge meets many
+// groups per call. At k = 9 and 10 even the splits alone (9,841 and
+// 29,524 per group, empty sets aside) rival the budget.
 const (
-	maxEnumerate    = 10
-	enumerateBudget = 1 << 16
+	maxEnumerate    = 8
+	enumerateBudget = 1 << 15
 )
 
 // arith is the arithmetic of a float group under a profile: contributions

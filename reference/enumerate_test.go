@@ -205,3 +205,33 @@ func bruteTrees(acc scatter.DType, prod bool, xs []float64) []float64 {
 	}
 	return out
 }
+
+// BenchmarkEnumerate/{dtype}/acc={acc}/k={k}: the exact set of one sum of k
+// random values of one binade and mixed signs (distinct partial sums: near
+// the worst case), or the fallback where the work budget runs out.
+func BenchmarkEnumerate(b *testing.B) {
+	for _, c := range []struct{ dt, acc scatter.DType }{
+		{scatter.DTFloat16, scatter.DTFloat16}, {scatter.DTBFloat16, scatter.DTFloat32},
+		{scatter.DTFloat32, scatter.DTFloat32}, {scatter.DTFloat64, scatter.DTFloat64},
+	} {
+		for _, k := range []int{4, 6, 7, 8, 10} {
+			b.Run(fmt.Sprintf("%v/acc=%v/k=%d", c.dt, c.acc, k), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(1, uint64(k)))
+				xs := make([]float64, k)
+				for i := range xs {
+					xs[i] = roundToDT(c.dt, (1+r.Float64())*float64(1-2*r.IntN(2)))
+				}
+				size, ok := 0, false
+				for b.Loop() {
+					var vals []float64
+					vals, ok = enumerateFold(c.acc, false, xs)
+					size = len(vals)
+				}
+				b.ReportMetric(float64(size), "values")
+				if !ok {
+					b.ReportMetric(1, "fallback")
+				}
+			})
+		}
+	}
+}
