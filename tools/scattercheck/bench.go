@@ -22,7 +22,10 @@ import (
 // any target, side by side in one run: the built-in backends in process,
 // outside implementations through the protocol's bench request (timed
 // inside the implementation, so no transfer is counted), with a memory
-// copy measured in the same run as the ceiling.
+// copy measured in the same run as the ceiling, and the peak RSS of each
+// target on each workload (rss.go). The report (benchreport.go) is a
+// table, a -json file or Go benchmark lines (bench_benchstat.go);
+// -compare (compare.go) shows the change since an earlier -json file.
 
 // benchConfig is the command line of scattercheck bench.
 type benchConfig struct {
@@ -382,15 +385,19 @@ func openTargets(cfg *benchConfig) []*benchTarget {
 		taken[n] = true
 		return n
 	}
+	builtinRSS, implRSS := rssBuiltin, rssImpl
+	if _, _, err := procMemory(selfPID); err != nil {
+		builtinRSS, implRSS = "none: "+err.Error(), "none: "+err.Error()
+	}
 	for _, name := range cfg.builtins {
 		b := builtinNamed(name, cfg.profile)
 		info := b.Info()
 		ts = append(ts, &benchTarget{Label: unique(name), Name: info.Name, Version: info.Version, Kind: "built-in",
-			Unavail: info.Unavailable, RSS: rssBuiltin, info: info, backend: b})
+			Unavail: info.Unavailable, RSS: builtinRSS, info: info, backend: b})
 	}
 	roots := map[int]bool{} // the processes of the implementations started so far
 	for i, cmd := range cfg.impls {
-		t := &benchTarget{Kind: "impl", Command: cmd, RSS: rssImpl}
+		t := &benchTarget{Kind: "impl", Command: cmd, RSS: implRSS}
 		known, rssErr := implRoots()
 		c, err := protocol.NewClient(cmd, protocol.ClientOptions{BenchTimeout: cfg.timeout, Timeout: cfg.timeout,
 			StartTimeout: cfg.startTimeout})
@@ -407,7 +414,7 @@ func openTargets(cfg *benchConfig) []*benchTarget {
 		t.Strides = c.Extensions().Strides
 		// the process just started: the new process group among this
 		// one's children
-		if rssErr == nil {
+		if rssErr == nil && !strings.HasPrefix(t.RSS, "none") {
 			t.rssRoot, rssErr = newImplRoot(cmd, known, roots)
 		}
 		if rssErr != nil {

@@ -288,7 +288,7 @@ func (r *benchReport) print(w io.Writer) {
 	fmt.Fprintln(w, "\npeak RSS: the resident memory at its highest on the workload, and how much of it came after the start:")
 	kinds := map[string]bool{}
 	for _, t := range r.Targets {
-		if t.RSS != "" && !kinds[t.Kind] {
+		if t.RSS != "" && !strings.HasPrefix(t.RSS, "none") && !kinds[t.Kind] {
 			kinds[t.Kind] = true
 			fmt.Fprintf(w, "  %s targets: %s\n", t.Kind, t.RSS)
 		}
