@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/scatterconf/scatter"
@@ -233,5 +234,129 @@ func BenchmarkEnumerate(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// neighbours16 returns the dtype values at or below and at or above |x|
+// (x finite, within range), with x's sign.
+func neighbours16(dt scatter.DType, x float64) (toward, away float64) {
+	t := truncate16(dt, x)
+	if t == x {
+		return t, t
+	}
+	a := roundToDT(dt, x)
+	if a == t {
+		if dt == scatter.DTFloat16 {
+			a = scatter.Float16(uint16(scatter.Float16FromFloat64(t)) + 1).Float64()
+		} else {
+			a = scatter.BFloat16(uint16(scatter.BFloat16FromFloat64(t)) + 1).Float64()
+		}
+	}
+	return t, a
+}
+
+// TestMisroundingVisibility/{bug}: for each wrong arithmetic of a sum (a
+// rounding mode or an accumulation precision other than the profile's),
+// the share of groups of k contributions where it changes the answer and
+// the share of those the conformant level rejects, logged per k. It
+// checks that the profile's own answer always conforms, and that every
+// bug that can change an answer is rejected somewhere; double rounding
+// through float32 of a 16-bit per-step sum never changes one (24 >= 2p+2)
+// and is checked to stay invisible.
+func TestMisroundingVisibility(t *testing.T) {
+	rn32 := func(x float64) float64 { return float64(float32(x)) }
+	id := func(x float64) float64 { return x }
+	type bug struct {
+		name      string
+		dt        scatter.DType
+		perStep   bool                  // the plan's (profile's) rule
+		goodStep  func(float64) float64 // the profile's step rounding
+		goodStore func(float64) float64 // and its final store
+		step      func(float64) float64 // the bug's
+		store     func(float64) float64 //
+		invisible bool                  // never changes an answer
+	}
+	var bugs []bug
+	for _, dt := range []scatter.DType{scatter.DTFloat16, scatter.DTBFloat16} {
+		rn := func(x float64) float64 { return roundToDT(dt, x) }
+		trunc := func(x float64) float64 { return truncate16(dt, x) }
+		halfAway := func(x float64) float64 {
+			lo, hi := neighbours16(dt, x)
+			if lo != hi && math.Abs(x-lo) == math.Abs(hi-x) {
+				return hi
+			}
+			return rn(x)
+		}
+		toOdd := func(x float64) float64 {
+			lo, hi := neighbours16(dt, x)
+			if lo == hi || dtypeBits(dt, lo)&1 == 1 {
+				return lo
+			}
+			return hi
+		}
+		bugs = append(bugs,
+			bug{name: "per-step-truncation", dt: dt, perStep: true, goodStep: rn, goodStore: id, step: trunc, store: id},
+			bug{name: "float32-then-truncation", dt: dt, goodStep: rn32, goodStore: rn, step: rn32, store: trunc},
+			bug{name: "float32-then-half-away", dt: dt, goodStep: rn32, goodStore: rn, step: rn32, store: halfAway},
+			bug{name: "float32-then-round-to-odd", dt: dt, goodStep: rn32, goodStore: rn, step: rn32, store: toOdd},
+			bug{name: "per-step-where-float32", dt: dt, goodStep: rn32, goodStore: rn, step: rn, store: id},
+			bug{name: "float32-where-per-step", dt: dt, perStep: true, goodStep: rn, goodStore: id, step: rn32, store: rn},
+			bug{name: "per-step-through-float32", dt: dt, perStep: true, goodStep: rn, goodStore: id,
+				step: func(x float64) float64 { return rn(rn32(x)) }, store: id, invisible: true},
+		)
+	}
+	bugs = append(bugs, bug{name: "float64-accumulation", dt: scatter.DTFloat32, goodStep: rn32, goodStore: id, step: id, store: rn32})
+	for _, b := range bugs {
+		t.Run(fmt.Sprintf("%s/%v", b.name, b.dt), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(31, uint64(len(b.name))))
+			var line []string
+			differAll, rejectedAll := 0, 0
+			for _, n := range []int{2, 3, 4, 6, 8, 16, 64, 256} {
+				trials := 150
+				if n >= 64 {
+					trials = 40
+				}
+				differ, rejected := 0, 0
+				for range trials {
+					xs := make([]float64, n)
+					mixed := r.IntN(3) == 0
+					for i := range xs {
+						x := math.Ldexp(1+r.Float64(), r.IntN(8)-4)
+						if mixed && r.IntN(2) == 0 {
+							x = -x
+						}
+						xs[i] = roundToDT(b.dt, x)
+					}
+					good, bad := xs[0], xs[0]
+					for _, x := range xs[1:] {
+						good, bad = b.goodStep(good+x), b.step(bad+x)
+					}
+					good, bad = b.goodStore(good), b.store(bad)
+					p := judgePlan(sixteenBit(b.dt, xs[0]), sixteenBit(b.dt, xs[1:]...), kSum, true, group{srcs: judgeSeq(n - 1)})
+					p.perStep = b.perStep
+					e := judgeExpect(p, scatter.Result{Out: sixteenBit(b.dt, good)})
+					mustConform(t, e, scatter.Conformant, scatter.Result{Out: sixteenBit(b.dt, good)}, nil, "the profile's answer")
+					if bad == good {
+						continue
+					}
+					differ++
+					if e.Check(scatter.Conformant, scatter.Result{Out: sixteenBit(b.dt, bad)}, nil) != nil {
+						rejected++
+					}
+				}
+				line = append(line, fmt.Sprintf("k=%d %d/%d differ, %d rejected", n, differ, trials, rejected))
+				differAll += differ
+				rejectedAll += rejected
+			}
+			t.Logf("%s", strings.Join(line, "; "))
+			switch {
+			case b.invisible && differAll > 0:
+				t.Errorf("%d answers changed by an innocuous double rounding", differAll)
+			case !b.invisible && differAll == 0:
+				t.Errorf("the bug never changed an answer: the test proves nothing")
+			case !b.invisible && rejectedAll == 0:
+				t.Errorf("none of %d wrong answers rejected", differAll)
+			}
+		})
 	}
 }
