@@ -527,17 +527,18 @@ func (t *benchTarget) time(call scatter.Call, warm, n int) ([]int64, error) {
 // workload: the peaks of its process tree are reset. It returns false
 // when none can be read; then the result has no RSS.
 func (t *benchTarget) startRSS(targets []*benchTarget, res *benchResult) bool {
-	if t.client == nil {
+	if t.client == nil || t.rssRoot == 0 {
+		return false // not an implementation, or its process was not found at the start
+	}
+	roots, err := implRoots()
+	if err != nil {
 		return false
 	}
-	if t.rssRoot == 0 {
-		return false // not found at the start
-	}
-	if roots, err := implRoots(); err != nil {
-		return false
-	} else if !roots[t.rssRoot] {
+	if !roots[t.rssRoot] {
 		// restarted since (a crash): the new process is the one
-		// implementation process that no other target has
+		// implementation process that no other target has. (The
+		// client restarts it with the next request, so on the workload
+		// right after the crash there is none yet: no RSS there.)
 		taken := map[int]bool{}
 		for _, o := range targets {
 			if o != t && o.rssRoot != 0 {
@@ -679,7 +680,8 @@ func runBenchConfig(cfg *benchConfig, progress io.Writer) *benchReport {
 				if !active[i] {
 					continue
 				}
-				if !rss[i] && targets[i].client != nil {
+				if p[0] == 0 && targets[i].client != nil {
+					// over all the target's requests on the workload, or none
 					rss[i] = targets[i].startRSS(targets, &results[i])
 				}
 				ns, err := targets[i].time(wl.Call, cfg.warmup, p[1])

@@ -21,7 +21,10 @@ import (
 // built-in backends, and runs against implementations that time, decline,
 // fail or crash (the test binary itself, with benchHelperEnv set).
 
-const benchHelperEnv = "SCATTERCHECK_BENCH_HELPER"
+const (
+	benchHelperEnv = "SCATTERCHECK_BENCH_HELPER"
+	benchMarkEnv   = "SCATTERCHECK_BENCH_MARK"
+)
 
 // benchHelper is the test binary run as an implementation:
 //
@@ -31,7 +34,21 @@ const benchHelperEnv = "SCATTERCHECK_BENCH_HELPER"
 //	error        answers every bench with an invalid_argument error
 //	crash        exits on the first bench
 //	hang         never answers a bench
+//	crash-once   crashes on its first bench if the file named by
+//	             benchMarkEnv is not there (and makes it), else serves
 func benchHelper(mode string) int {
+	if mode == "crash-once" {
+		mark := os.Getenv(benchMarkEnv)
+		if _, err := os.Stat(mark); err != nil {
+			if err := os.WriteFile(mark, nil, 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, "helper:", err)
+				return 1
+			}
+			mode = "crash"
+		} else {
+			mode = "serve"
+		}
+	}
 	if mode == "serve" {
 		b := claimed{Backend: reference.New(scatter.Torch2), info: scatter.Info{Name: "helper", Version: "1",
 			DTypes: []scatter.DType{scatter.DTFloat32, scatter.DTInt64}}}
@@ -307,6 +324,38 @@ func TestBenchImplementations(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestBenchRestartRSS: an implementation that crashes on its first
+// workload is restarted on the second, and its new process is found for
+// the RSS of the third (on the second it starts only with the request,
+// after the measurement would have begun).
+func TestBenchRestartRSS(t *testing.T) {
+	if !rssReadable {
+		t.Skip("no peak RSS here")
+	}
+	js := filepath.Join(t.TempDir(), "bench.json")
+	impl := benchMarkEnv + "=" + shellQuote(filepath.Join(t.TempDir(), "crashed")) + " " + helperImpl(t, "crash-once")
+	code, out, errb := runCmd(t, nil, "bench", "-scale", "1000", "-repeat", "2", "-workloads", "W1,W6,W3",
+		"-targets", "none", "-impl", helperImpl(t, "serve"), "-impl", impl, "-json", js)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (a crash)\n%s%s", code, out, errb)
+	}
+	r := benchJSON(t, js)
+	if res := r.result(t, "W1", "helper-crash 1"); res.Status != benchFailed || res.PeakRSS != 0 {
+		t.Errorf("W1, the crash: %+v", res)
+	}
+	if res := r.result(t, "W6", "helper-crash 1"); res.Status != benchOK || res.PeakRSS != 0 {
+		t.Errorf("W6, restarted with the request: %+v", res)
+	}
+	for _, id := range []string{"W1", "W6", "W3"} {
+		if res := r.result(t, id, "helper 1"); res.Status != benchOK || res.PeakRSS < 1<<20 {
+			t.Errorf("%s, the other helper: %+v", id, res)
+		}
+	}
+	if res := r.result(t, "W3", "helper-crash 1"); res.Status != benchOK || res.PeakRSS < 1<<20 || res.StartRSS < 1<<20 {
+		t.Errorf("W3, after the restart: %+v", res)
 	}
 }
 
