@@ -180,3 +180,28 @@ func BenchmarkMemcpy(b *testing.B) {
 		copy(memDst, memSrc)
 	}
 }
+
+// BenchmarkPath times every standard workload under torch-2 on each path
+// forced (two workers), the default and deterministic backends included,
+// so that the heuristics' choices can be checked side by side:
+//
+//	go test ./optimized/ -run '^$' -bench 'Path/W1/' -benchtime 10x
+func BenchmarkPath(b *testing.B) {
+	type variant struct {
+		name string
+		be   scatter.Backend
+	}
+	p := scatter.Torch2
+	vs := []variant{
+		{"default", optimized.New(p)},
+		{"deterministic", optimized.New(p, optimized.Deterministic())},
+	}
+	for _, path := range []string{"serial", "private", "owner"} {
+		vs = append(vs, variant{path, optimized.New(p, optimized.Workers(2), optimized.ForcePath(path))})
+	}
+	for w := 1; w <= workload.Count; w++ {
+		for _, v := range vs {
+			b.Run(workload.Name(w)+"/"+v.name, func(b *testing.B) { benchWorkload(b, v.be, w, 1) })
+		}
+	}
+}
