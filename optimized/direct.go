@@ -29,6 +29,19 @@ func directAdd[T num, I ix](acc []T, t []I, v []T) (int, bool) {
 	return 0, false
 }
 
+// directAddBF16 is directAdd for bfloat16 values (bit patterns) summed
+// in float32 accumulators (the torch-2 rule: one rounding, at the end).
+func directAddBF16[I ix](acc []float32, t []I, v []uint16) (int, bool) {
+	if !hasDirect || len(t) == 0 || uintptr(len(acc))*4 < directMinBytes {
+		return 0, false
+	}
+	p, n := unsafe.Pointer(unsafe.SliceData(t)), len(t)
+	if unsafe.Sizeof(t[0]) == 8 {
+		return addBF16I64(&acc[0], len(acc), (*int64)(p), &v[0], n), true
+	}
+	return addBF16I32(&acc[0], len(acc), (*int32)(p), &v[0], n), true
+}
+
 // directAddCount is directAdd that also adds one to cnt[t[k]] (cnt as
 // long as acc), for float32.
 func directAddCount[I ix](acc []float32, cnt []int32, t []I, v []float32) (int, bool) {

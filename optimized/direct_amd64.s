@@ -2,9 +2,10 @@
 
 #include "textflag.h"
 
-// Element kernels of the direct walk (W1, W4): for k < n, in order,
+// Element kernels of the direct walk (W1, W4, W7): for k < n, in order,
 //
-//	acc[t[k]] += v[k]     (add kernels)
+//	acc[t[k]] += v[k]     (add kernels; addBF16: bfloat16 values widened
+//	                       to float32, exactly, summed in float32)
 //	cnt[t[k]] += 1        (count kernels: int32 counts)
 //	both                  (addCnt kernels)
 //	c8[t[k]] += 1         (cnt8 kernels: uint8 counts; on a wrap to 0 the
@@ -100,6 +101,50 @@ addF64I64_tail:
 	INCQ AX
 	JMP  addF64I64_tail
 addF64I64_done:
+	MOVQ AX, ret+40(FP)
+	RET
+
+// func addBF16I64(acc *float32, nacc int, t *int64, v *uint16, n int) int
+TEXT ·addBF16I64(SB), NOSPLIT, $0-48
+	MOVQ acc+0(FP), DI
+	MOVQ nacc+8(FP), R8
+	MOVQ t+16(FP), SI
+	MOVQ v+24(FP), DX
+	MOVQ n+32(FP), CX
+	XORQ AX, AX                      // k
+	MOVQ CX, R11
+	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
+addBF16I64_main:
+	CMPQ AX, R11
+	JGE  addBF16I64_tail
+	MOVQ 256(SI)(AX*8), R9
+	PREFETCHT0 (DI)(R9*4)
+	PREFETCHT0 1024(SI)(AX*8)
+	PREFETCHT0 256(DX)(AX*2)
+	MOVQ 0(SI)(AX*8), BX
+	CMPQ BX, R8
+	JAE  addBF16I64_done
+	MOVWLZX 0(DX)(AX*2), R10
+	SHLL $16, R10
+	MOVL R10, X0
+	ADDSS (DI)(BX*4), X0
+	MOVSS X0, (DI)(BX*4)
+	ADDQ $1, AX
+	JMP  addBF16I64_main
+addBF16I64_tail:
+	CMPQ AX, CX
+	JGE  addBF16I64_done
+	MOVQ 0(SI)(AX*8), BX
+	CMPQ BX, R8
+	JAE  addBF16I64_done
+	MOVWLZX 0(DX)(AX*2), R10
+	SHLL $16, R10
+	MOVL R10, X0
+	ADDSS (DI)(BX*4), X0
+	MOVSS X0, (DI)(BX*4)
+	INCQ AX
+	JMP  addBF16I64_tail
+addBF16I64_done:
 	MOVQ AX, ret+40(FP)
 	RET
 
@@ -678,6 +723,50 @@ addF64I32_tail:
 	INCQ AX
 	JMP  addF64I32_tail
 addF64I32_done:
+	MOVQ AX, ret+40(FP)
+	RET
+
+// func addBF16I32(acc *float32, nacc int, t *int32, v *uint16, n int) int
+TEXT ·addBF16I32(SB), NOSPLIT, $0-48
+	MOVQ acc+0(FP), DI
+	MOVQ nacc+8(FP), R8
+	MOVQ t+16(FP), SI
+	MOVQ v+24(FP), DX
+	MOVQ n+32(FP), CX
+	XORQ AX, AX                      // k
+	MOVQ CX, R11
+	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
+addBF16I32_main:
+	CMPQ AX, R11
+	JGE  addBF16I32_tail
+	MOVLQSX 128(SI)(AX*4), R9
+	PREFETCHT0 (DI)(R9*4)
+	PREFETCHT0 512(SI)(AX*4)
+	PREFETCHT0 256(DX)(AX*2)
+	MOVLQSX 0(SI)(AX*4), BX
+	CMPQ BX, R8
+	JAE  addBF16I32_done
+	MOVWLZX 0(DX)(AX*2), R10
+	SHLL $16, R10
+	MOVL R10, X0
+	ADDSS (DI)(BX*4), X0
+	MOVSS X0, (DI)(BX*4)
+	ADDQ $1, AX
+	JMP  addBF16I32_main
+addBF16I32_tail:
+	CMPQ AX, CX
+	JGE  addBF16I32_done
+	MOVLQSX 0(SI)(AX*4), BX
+	CMPQ BX, R8
+	JAE  addBF16I32_done
+	MOVWLZX 0(DX)(AX*2), R10
+	SHLL $16, R10
+	MOVL R10, X0
+	ADDSS (DI)(BX*4), X0
+	MOVSS X0, (DI)(BX*4)
+	INCQ AX
+	JMP  addBF16I32_tail
+addBF16I32_done:
 	MOVQ AX, ret+40(FP)
 	RET
 

@@ -110,6 +110,9 @@ func kHalfPlain[I ix](h half, op opKind, acc []float32, t []I, v []uint16) bool 
 			return true
 		})
 	case op == opSum && h.bf:
+		if n, ok := directAddBF16(acc, t, v); ok {
+			return n == len(t)
+		}
 		return blocks(acc, t, func(lo, hi int) bool {
 			vv := v[lo:hi]
 			for k, x := range t[lo:hi] {
