@@ -23,7 +23,9 @@ import (
 //   - every case that did not pass or skip (fail, unsupported, xfail,
 //     xpass), with its failure;
 //   - every case skipped because the framework answered "unsupported"
-//     (reason "not offered: ..."), which the table shows as a gap;
+//     (reason "not offered: ..."), which the table shows as a gap, with
+//     its failure's request line and PyTorch program left out (the
+//     judge's report still shows the call);
 //   - every passing random pair some of whose calls were answered
 //     unsupported (its note says how many);
 //
@@ -61,7 +63,8 @@ type omittedCases struct {
 }
 
 const compactedNote = "cases that passed, and cases skipped for any reason but an \"unsupported\" answer, are left out " +
-	"and counted in omitted (per run); summary, matrix and features are the gate's, over every case"
+	"and counted in omitted (per run); the skipped cases kept have no request line or PyTorch program; " +
+	"summary, matrix and features are the gate's, over every case"
 
 // allUnsupported matches the gate's note on a random pair whose calls were
 // answered unsupported (gate.go).
@@ -96,6 +99,11 @@ func compactReport(rep jsonReport, name string, args []string, wall time.Duratio
 		kept := []jsonCase{}
 		for _, c := range r.Cases {
 			if keepCase(c) {
+				if c.Status == stSkip && c.Failure != nil {
+					f := *c.Failure
+					f.Request, f.PyTorch = "", ""
+					c.Failure = &f
+				}
 				kept = append(kept, c)
 				continue
 			}

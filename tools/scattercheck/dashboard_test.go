@@ -21,6 +21,9 @@ func syntheticRun() jsonRun {
 		Summary: "1 of 2 elements do not conform; out[0]: got 5.0, allowed nan (any payload)",
 		Report: "case scatter_reduce/amax/float32/nan\n  call:   scatter_reduce(self=float32[2](1.0 1.0), dim=0, index=int64[2](0 0), " +
 			"src=float32[2](nan 5.0), reduce=\"amax\", include_self=True)\n1. the judge rejects"}
+	notOffered := c("spec/scatter/bool/a", "scatter", "bool", stSkip, "not offered: no bool add", "")
+	notOffered.Failure = &jsonFailure{Kind: "unsupported", Summary: "answered unsupported: no bool add", Report: "  call: scatter(...)",
+		Request: `{"id":1}`, PyTorch: "import torch"}
 	fl := c("random/scatter_reduce/int8", "scatter_reduce", "int8", stFail, "", "")
 	fl.Failure = &jsonFailure{Kind: "mismatch", Summary: "succeeded, want error shape_mismatch",
 		Report: "  call: scatter_reduce(self=int8[1](0), dim=0, index=int64[2](0 0), src=int8[1](1), reduce=\"sum\", include_self=True)"}
@@ -40,7 +43,7 @@ func syntheticRun() jsonRun {
 		},
 		Cases: []jsonCase{
 			c("spec/scatter/float32/a", "scatter", "float32", stPass, "", ""),
-			c("spec/scatter/bool/a", "scatter", "bool", stSkip, "not offered: no bool add", ""),
+			notOffered,
 			c("spec/scatter/int64/a", "scatter", "int64", stSkip, "not offered: index 3 is outside [0, 3): PyTorch raises", ""),
 			xf, fl,
 			c("random/gather/float64", "gather", "float64", stPass, "", "30 of 30 calls answered unsupported (not offered)"),
@@ -77,6 +80,12 @@ func TestDashboardTableRendering(t *testing.T) {
 	wantIDs := "spec/scatter/bool/a spec/scatter/int64/a spec/scatter_reduce/amax/float32/nan random/scatter_reduce/int8 random/gather/float64 random/gather/int8"
 	if strings.Join(ids, " ") != wantIDs {
 		t.Errorf("compacted cases %v, want %s", ids, wantIDs)
+	}
+	if f := compact.Runs[0].Cases[0].Failure; f == nil || f.Request != "" || f.PyTorch != "" || f.Report == "" {
+		t.Errorf("the kept skip's failure: %+v", f)
+	}
+	if f := rep.Runs[0].Cases[1].Failure; f.Request == "" {
+		t.Errorf("compacting changed the gate's report: %+v", f)
 	}
 	om := compact.Dashboard.Omitted[0]
 	if om.Pass != 1 || om.Skip != 2 || om.SkipReasons["backend fw does not claim gather on int8"] != 1 {
