@@ -10,9 +10,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -107,7 +109,12 @@ type dashConfig struct {
 	repros     bool
 	verbose    bool
 	cache      string
+	ctx        context.Context // ended by SIGINT or SIGTERM
 }
+
+// errCutShort is a gate run cut short (SIGINT, SIGTERM): its report is
+// not written, and the dashboard stops.
+var errCutShort = errors.New("the gate run was cut short; its report is not written")
 
 func runDashboard(args []string, stdout, stderr io.Writer) int {
 	return dashboard(frameworks, args, stdout, stderr)
@@ -157,6 +164,13 @@ func dashboard(table []framework, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	// SIGINT or SIGTERM: the gate in flight is cut short (it has its own
+	// handler) and its report not written, an install or repro in flight
+	// is ended, and no other framework is run; README.md is still
+	// rewritten from the reports there are.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg.ctx = ctx
 	code := 0
 	repro := map[string]string{} // repro script -> its output, this run
 	var skipped []string
@@ -165,7 +179,13 @@ func dashboard(table []framework, args []string, stdout, stderr io.Writer) int {
 			if len(cfg.only) > 0 && !slices.Contains(cfg.only, fw.Name) {
 				continue
 			}
-			cmd, runner, why := fw.resolve(cfg.cache, stderr)
+			if ctx.Err() != nil {
+				break
+			}
+			cmd, runner, why := fw.resolve(ctx, cfg.cache, stderr)
+			if ctx.Err() != nil {
+				break
+			}
 			if why != "" {
 				skipped = append(skipped, fw.Name+" ("+why+")")
 				continue
@@ -174,6 +194,9 @@ func dashboard(table []framework, args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				fmt.Fprintf(stderr, "scattercheck dashboard: %s: %v\n", fw.Name, err)
 				code = max(code, 1)
+				if errors.Is(err, errCutShort) {
+					break
+				}
 				continue
 			}
 			if !ok {
@@ -197,6 +220,10 @@ func dashboard(table []framework, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d framework reports)\n", cfg.readme, len(reports))
+	if ctx.Err() != nil {
+		fmt.Fprintln(stdout, "INCOMPLETE: interrupted; the frameworks not reached were not run")
+		code = 1
+	}
 	if len(skipped) > 0 {
 		fmt.Fprintln(stdout, "skipped, not installed:", strings.Join(skipped, "; "))
 	}
@@ -222,10 +249,11 @@ func cacheDir() string {
 
 // resolve returns the adapter command and the repro runner of an
 // installed framework, or why it is skipped.
-func (fw framework) resolve(cache string, stderr io.Writer) (cmd, runner, why string) {
+func (fw framework) resolve(ctx context.Context, cache string, stderr io.Writer) (cmd, runner, why string) {
 	if fw.Install == "" {
 		if fw.Ready != "" {
-			c := exec.Command("sh", "-c", fw.Ready)
+			c := exec.CommandContext(ctx, "sh", "-c", fw.Ready)
+			inGroup(c)
 			c.Stderr = io.Discard
 			if err := c.Run(); err != nil {
 				return "", "", fmt.Sprintf("%s: %v", fw.Ready, err)
@@ -238,7 +266,8 @@ func (fw framework) resolve(cache string, stderr io.Writer) (cmd, runner, why st
 		return "", "", "no " + env + "; tools/adapters/install " + fw.Install
 	}
 	var out bytes.Buffer
-	c := exec.Command("tools/adapters/install", fw.Install)
+	c := exec.CommandContext(ctx, "tools/adapters/install", fw.Install)
+	inGroup(c)
 	c.Stdout, c.Stderr = &out, stderr
 	if err := c.Run(); err != nil {
 		return "", "", fmt.Sprintf("tools/adapters/install %s: %v", fw.Install, err)
@@ -300,6 +329,9 @@ func runFramework(cfg dashConfig, fw framework, cmd, runner string, repro map[st
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return false, fmt.Errorf("reading the gate's report: %v", err)
 	}
+	if !rep.Complete {
+		return false, errCutShort
+	}
 	dr := compactReport(rep, fw.Name, args, wall)
 	path := filepath.Join(cfg.dir, fw.Name+".json")
 	if fw.Repro != "" {
@@ -309,7 +341,7 @@ func runFramework(cfg dashConfig, fw framework, cmd, runner string, repro map[st
 			case repro[fw.Repro] != "":
 				dr.Dashboard.ReproOutput = repro[fw.Repro]
 			case cfg.repros:
-				dr.Dashboard.ReproOutput = runRepro(fw.Repro, runner, stdout)
+				dr.Dashboard.ReproOutput = runRepro(cfg.ctx, fw.Repro, runner, stdout)
 				repro[fw.Repro] = dr.Dashboard.ReproOutput
 			default:
 				dr.Dashboard.ReproOutput = previousReproOutput(path)
@@ -368,14 +400,15 @@ const reproTimeout = 5 * time.Minute
 
 // runRepro runs a repro script with the framework's interpreter and
 // returns its output after the command line, or with why it failed.
-func runRepro(script, runner string, stdout io.Writer) string {
+func runRepro(ctx context.Context, script, runner string, stdout io.Writer) string {
 	if runner == "" {
 		return ""
 	}
 	line := runner + " " + script
-	ctx, cancel := context.WithTimeout(context.Background(), reproTimeout)
+	ctx, cancel := context.WithTimeout(ctx, reproTimeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, "sh", "-c", line)
+	inGroup(c)
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
 	err := c.Run()

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package main
+
+import "os/exec"
+
+// inGroup leaves cmd as it is: without process groups, its context's end
+// kills the process alone.
+func inGroup(cmd *exec.Cmd) {}
