@@ -108,7 +108,11 @@ type runner[T, A any] struct {
 func runJob[T, A any](b *backend, f *fam[T, A], j *rjob, selfData, src []T) ([]T, bool) {
 	g := &j.g
 	r := &runner[T, A]{b: b, f: f, j: j, selfData: selfData, src: src}
-	r.out = make([]T, g.outN)
+	if j.zeroSelf {
+		r.out = make([]T, g.outN) // out starts as zeros
+	} else {
+		r.out = uninit[T](g.outN) // every path copies self into all of it
+	}
 	r.aliasOut = f.direct && !j.fin.counted && j.initSelf
 	if j.rowsKind {
 		r.units, r.unitLen, r.outUnits = g.O*g.J, g.N, g.outN/g.N
