@@ -183,6 +183,9 @@ func enumeratedAllow(ar arith, k kind, xs []float64, count float64) (allow, bool
 	}
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
+	if len(keys) > maxListed {
+		return hullAllow(dt, prod, keys, enumNote(k, len(xs), len(keys), ar)), true
+	}
 	a := allow{zeroSign: !prod}
 	for _, key := range keys {
 		a.vals = append(a.vals, floatElem(dt, math.Float64frombits(key)))
@@ -200,6 +203,44 @@ func enumeratedAllow(ar arith, k kind, xs []float64, count float64) (allow, bool
 	}
 	a.note = enumNote(k, len(xs), len(keys), ar)
 	return a, true
+}
+
+// maxListed is the most values an enumerated set lists; a larger one is
+// judged by its hull (hullAllow), for reports and for Allowed's data that
+// stay readable.
+const maxListed = 32
+
+// hullAllow returns the span from the least to the greatest finite value
+// of the set keys (enumKey values of dtype dt), with its NaN and
+// infinities: a superset of the set (sound), and still within the
+// intervals of bounds.go. A product's finite values share one sign, which
+// the span keeps for its zeros; a sum's zero sign is free.
+func hullAllow(dt scatter.DType, prod bool, keys []uint64, note string) allow {
+	s := span{empty: true}
+	for _, key := range keys {
+		v := math.Float64frombits(key)
+		switch {
+		case v != v:
+			s.nan = true
+		case math.IsInf(v, 1):
+			s.posInf = true
+		case math.IsInf(v, -1):
+			s.negInf = true
+		default:
+			if s.empty || v < s.lo {
+				s.lo = v
+			}
+			if s.empty || v > s.hi {
+				s.hi = v
+			}
+			if prod {
+				s.sign = int8(signOf(math.Signbit(v)))
+			}
+			s.empty = false
+		}
+	}
+	s.note = note
+	return allow{isRange: true, rng: s, note: note}
 }
 
 // enumNote says, for reports, how an enumerated set was formed.
