@@ -79,13 +79,11 @@ fn unsupported<T>(message: impl Into<String>) -> R<T> {
 /// are mapped for completeness.
 fn candle_fail(e: candle_core::Error) -> Fail {
     let mut inner = &e;
-    loop {
-        match inner {
-            candle_core::Error::WithBacktrace { inner: i, .. }
-            | candle_core::Error::WithPath { inner: i, .. }
-            | candle_core::Error::Context { inner: i, .. } => inner = i,
-            _ => break,
-        }
+    while let candle_core::Error::WithBacktrace { inner: i, .. }
+    | candle_core::Error::WithPath { inner: i, .. }
+    | candle_core::Error::Context { inner: i, .. } = inner
+    {
+        inner = i;
     }
     let kind = match inner {
         candle_core::Error::InvalidIndex { .. } => "index_out_of_range",
@@ -1206,5 +1204,157 @@ fn main() {
         {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The adapter's own rules, on values whose PyTorch answers SEMANTICS.md
+    //! and PROFILES.md record (torch 2.14.1). `cargo test --release --locked`
+    //! (the release profile reuses the build of tools/adapters/install).
+    use super::*;
+
+    fn kind<T>(r: R<T>) -> &'static str {
+        match r {
+            Ok(_) => "ok",
+            Err(Fail::Error(k, _)) => k,
+            Err(Fail::Unsupported(_)) => "unsupported",
+        }
+    }
+
+    #[test]
+    fn convert_scalar_uint8_negative_int_wraps_down_to_minus_255() {
+        assert_eq!(
+            convert_scalar(Scalar::Int(-1), WireType::U8).ok(),
+            Some(vec![255])
+        );
+        assert_eq!(
+            convert_scalar(Scalar::Int(-255), WireType::U8).ok(),
+            Some(vec![1])
+        );
+        assert_eq!(
+            kind(convert_scalar(Scalar::Int(-256), WireType::U8)),
+            "value_overflow"
+        );
+        assert_eq!(
+            kind(convert_scalar(Scalar::Int(256), WireType::U8)),
+            "value_overflow"
+        );
+    }
+
+    #[test]
+    fn convert_scalar_float_into_integer_half_open_range_truncates() {
+        // 2.14: uint8 255.5 gives 255, int64 2^63 raises, -1.5 into int16 is -1.
+        assert_eq!(
+            convert_scalar(Scalar::Float(255.5), WireType::U8).ok(),
+            Some(vec![255])
+        );
+        assert_eq!(
+            kind(convert_scalar(Scalar::Float(256.0), WireType::U8)),
+            "value_overflow"
+        );
+        assert_eq!(
+            kind(convert_scalar(
+                Scalar::Float(9223372036854775808.0),
+                WireType::I64
+            )),
+            "value_overflow"
+        );
+        assert_eq!(
+            convert_scalar(Scalar::Float(-1.5), WireType::I16).ok(),
+            Some((-1i16).to_le_bytes().to_vec())
+        );
+        assert_eq!(
+            kind(convert_scalar(Scalar::Float(f64::NAN), WireType::I32)),
+            "value_overflow"
+        );
+    }
+
+    #[test]
+    fn convert_scalar_16_bit_float_range_and_double_rounding() {
+        // float16 70000.0 fails rather than rounding to inf; inf itself is fine.
+        assert_eq!(
+            kind(convert_scalar(Scalar::Float(70000.0), WireType::F16)),
+            "value_overflow"
+        );
+        assert_eq!(
+            convert_scalar(Scalar::Float(f64::INFINITY), WireType::F16).ok(),
+            Some(f16::INFINITY.to_bits().to_le_bytes().to_vec())
+        );
+        // bfloat16 1 + 2^-8 + 2^-30 goes through float32 (1 + 2^-8, a tie) to 1.0.
+        let v = 1.0 + 2f64.powi(-8) + 2f64.powi(-30);
+        assert_eq!(
+            convert_scalar(Scalar::Float(v), WireType::BF16).ok(),
+            Some(bf16::ONE.to_bits().to_le_bytes().to_vec())
+        );
+        // an int64 goes to float32 in one rounding: 2^24 + 1 is 2^24.
+        assert_eq!(
+            convert_scalar(Scalar::Int((1 << 24) + 1), WireType::F32).ok(),
+            Some(16777216f32.to_le_bytes().to_vec())
+        );
+    }
+
+    #[test]
+    fn wrap_dim_zero_d_counts_as_one_d() {
+        assert_eq!(wrap_dim(-1, 0).ok(), Some(0));
+        assert_eq!(kind(wrap_dim(1, 0)), "dim_out_of_range");
+        assert_eq!(wrap_dim(-3, 3).ok(), Some(0));
+        assert_eq!(kind(wrap_dim(-4, 3)), "dim_out_of_range");
+    }
+
+    fn wire(dt: WireType, shape: &[usize]) -> Wire {
+        let n: usize = shape.iter().product();
+        Wire {
+            dt,
+            shape: shape.to_vec(),
+            raw: vec![0; n * dt.size()],
+        }
+    }
+
+    #[test]
+    fn scatter_checks_src_of_fewer_dims_is_dim_out_of_range() {
+        // self [4,1], index [3,1], src [3]: PyTorch reads src.size(1) first.
+        let (s, i, r) = (
+            wire(WireType::F32, &[4, 1]),
+            wire(WireType::I64, &[3, 1]),
+            wire(WireType::F32, &[3]),
+        );
+        assert_eq!(
+            kind(scatter_checks(&s, 0, &i, Some(&r))),
+            "dim_out_of_range"
+        );
+        // an index larger than self apart from dim skips the src loop: shape_mismatch
+        let i = wire(WireType::I64, &[3, 2]);
+        assert_eq!(kind(scatter_checks(&s, 0, &i, Some(&r))), "shape_mismatch");
+        // an empty index skips the shape rules, not the dtype rules
+        let e = wire(WireType::I64, &[0]);
+        assert_eq!(kind(scatter_checks(&s, 0, &e, Some(&r))), "ok");
+        assert_eq!(
+            kind(scatter_checks(&s, 0, &e, Some(&wire(WireType::F64, &[3])))),
+            "dtype_mismatch"
+        );
+    }
+
+    #[test]
+    fn put_block_writes_the_origin_corner_along_two_dims() -> candle_core::Result<()> {
+        let t = Tensor::zeros((3, 2, 4), DType::F32, &Device::Cpu)?;
+        let b = Tensor::ones((2, 2, 3), DType::F32, &Device::Cpu)?;
+        let got = put_block(&t, &b, &[0, 2])?.to_vec3::<f32>()?;
+        for (i, m) in got.iter().enumerate() {
+            for row in m {
+                for (k, &v) in row.iter().enumerate() {
+                    let want = if i < 2 && k < 3 { 1.0 } else { 0.0 };
+                    assert_eq!(v, want, "at [{i}][.][{k}]");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn leading_id_of_a_malformed_line() {
+        assert_eq!(leading_id(r#"{"id": 42, "op": nope}"#), 42);
+        assert_eq!(leading_id(r#"{"id":-7,"#), -7);
+        assert_eq!(leading_id("garbage"), 0);
     }
 }
