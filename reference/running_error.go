@@ -32,23 +32,32 @@ import (
 // contributions and the sum of the m largest negative magnitudes (of all
 // of them where there are fewer than m). F is non-decreasing in m.
 //
-// Which trees make Σ_v F(|T_v|) largest? A tree has k-1 internal nodes;
+// Round to nearest errs by at most half an ulp of the exact result, and a
+// result x with 2^e <= |x| < 2^(e+1) has ulp(x)/2 = u·2^e, so
+//
+//	|e_v| <= u·2^⌊log2 |a_v + b_v|⌋ <= u·2^⌊log2 F(m)⌋ =: u·G(m),         (3')
+//
+// which is never more than u·F(m) and about 1.4 times less on average. G
+// is non-decreasing in m too.
+//
+// Which trees make Σ_v G(|T_v|) largest? A tree has k-1 internal nodes;
 // sort their sizes s_1 >= s_2 >= ... >= s_(k-1). Then s_j <= k-j+1: the j
 // largest nodes contain the root and are closed upward (a parent is larger
 // than its child), so they form a subtree of j internal nodes with j+1
 // exits (children outside it), whose leaves partition the k leaves; a
 // lowest node of the subtree has both children as exits, which hold at
 // least s_j leaves together, and the other j-1 exits hold at least one
-// each, so k >= s_j + j - 1. Since F is non-decreasing,
+// each, so k >= s_j + j - 1. Since G is non-decreasing,
 //
-//	|ŝ - S| <= u · Σ_{m=2..k} Q(m)·(1+u)^(m-2) =: R                   (4)
+//	|ŝ - S| <= u · Σ_{m=2..k} 2^⌊log2(Q(m)·(1+u)^(m-2))⌋ =: R           (4)
 //
 // for every order and tree: the sequential order that adds the largest
 // contributions first attains the node sizes k, k-1, ..., 2. (4) is never
-// worse than Higham's γ(k-1)·Σ|x_i| to first order (Q(m) <= Σ|x_i|), about
-// twice as tight for contributions of one magnitude (Σ_m m ≈ k²/2 against
-// k·(k-1)), and far tighter where a few large contributions dominate, or
-// where the signs are mixed (Q takes one sign at a time).
+// worse than Higham's γ(k-1)·Σ|x_i| to first order (G(m) <= F(m), Q(m) <=
+// Σ|x_i|), two to three times as tight for contributions of one magnitude
+// (Σ_m m ≈ k²/2 against k·(k-1), and the power of two), and far tighter
+// where a few large contributions dominate, or where the signs are mixed
+// (Q takes one sign at a time).
 //
 // Both accumulation models of the profiles use (4) with their own u: per
 // step in the dtype (then ŝ is a dtype value in [S-R, S+R]) and float32
@@ -56,7 +65,8 @@ import (
 // [S-R32, S+R32], a few float32 ulps, and the stored result RN_dtype(z) lies
 // between RN_dtype of those ends, by monotonicity: mostly one or two
 // values). R is computed from exact prefix sums, with every product and sum
-// rounded up at workPrec bits, so it is an upper bound.
+// rounded up at workPrec bits (the power of two below an upper bound of F
+// is at least the power of two below F), so it is an upper bound.
 
 // runningSumError returns R of (4) for the finite contributions xs (NaN and
 // ±Inf excluded by the caller) in a format of unit roundoff f.u, rounded up.
@@ -103,7 +113,10 @@ func runningSumError(f *floatFormat, xs []float64, prec uint) *big.Float {
 		if nSum.Cmp(pSum) > 0 {
 			q = nSum
 		}
-		term.Mul(q, g)
+		term.Mul(q, g) // F(m), rounded up
+		if term.Sign() > 0 {
+			term.SetMantExp(one, term.MantExp(nil)-1) // 2^⌊log2 F(m)⌋, exact
+		}
 		r.Add(r, term)
 	}
 	return r.Mul(r, f.u) // exact: u is a power of two
