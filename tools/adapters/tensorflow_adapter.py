@@ -29,11 +29,14 @@ the updates v = src[p] in the same order):
 | scatter_reduce include_self=False (sum, amax, amin) | tf.tensor_scatter_nd_update(self, t, identity), then the reduction |
 | scatter_reduce prod / mean | segment prod / mean, below |
 | gather | tf.gather_nd(input block, t) (the take_along_axis of the index block) |
+| torch_scatter.scatter_add (1.x, fill_value) | segment sum, below, into out or a new tensor of fill_value |
+| torch_scatter.scatter sum / add | segment sum into out or zeros |
+| torch_scatter.scatter mul | segment prod into out or ones |
 
-The segment composition (prod, mean): touched = tf.tensor_scatter_nd_update
-(zeros of self's shape, t, True), which also makes TensorFlow check every
-target; the targets flattened to segment ids; r =
-tf.math.unsorted_segment_prod / unsorted_segment_mean over [self's
+The segment composition (sum, prod, mean): touched =
+tf.tensor_scatter_nd_update (zeros of self's shape, t, True), which also
+makes TensorFlow check every target; the targets flattened to segment ids;
+r = tf.math.unsorted_segment_sum / _prod / _mean over [self's
 elements, v] with ids [0..n), ids (include_self: self is the first member
 of its segment, as in PyTorch's order) or over v alone (include_self=False);
 the result is tf.where(touched, r, self), so an untouched element is
@@ -48,9 +51,18 @@ shape", "Requested more than 0 entries, but params is empty"). An empty
 index still goes to TensorFlow (zero targets), so that a dtype it has no
 kernel for is refused there too.
 
-Claimed: scatter, scatter_add, scatter_reduce, gather on all ten dtypes.
-Not claimed: index_reduce, torch_scatter and the F# operations.
+torch_scatter's argument rules (its index broadcasting, dim_size, the
+new out, the C++ kernel's checks for mul) are those of numpy_adapter.py.
+
+Claimed: scatter, scatter_add, scatter_reduce, gather, torch_scatter.scatter_add
+and torch_scatter.scatter on all ten dtypes.
+Not claimed: index_reduce and the F# operations.
 Answered unsupported:
+- torch_scatter.scatter min / max: they return the position of each
+  extreme (arg), which no segment reduction of TensorFlow gives;
+- torch_scatter.scatter mean: it divides a sum that includes a given out
+  by a count of the index kept in src's dtype, which
+  tf.math.unsorted_segment_mean cannot express;
 - add, multiply, sum, prod, mean, amax, amin on bool: TensorFlow has no
   bool kernel for TensorScatterAdd/Max/Min (NotFoundError "Could not find
   device for node") nor for the segment reductions (PyTorch ORs and ANDs);
@@ -119,8 +131,8 @@ def targets(out, dim, index):
 
 
 def segment_reduce(kind, x, t, v, include_self):
-    """unsorted_segment_prod / unsorted_segment_mean of every target's
-    members (self first where include_self), the untouched elements self's."""
+    """unsorted_segment_sum / _prod / _mean of every target's members (self
+    first where include_self), the untouched elements self's."""
     touched = tf.tensor_scatter_nd_update(tf.zeros(x.shape, tf.bool), t, tf.ones([t.shape[0]], tf.bool))
     n = int(np.prod(x.shape))
     ids = np.ravel_multi_index(tuple(t.T), x.shape).astype(np.int64)
@@ -128,7 +140,8 @@ def segment_reduce(kind, x, t, v, include_self):
     if include_self:
         data = tf.concat([tf.reshape(tf.constant(x), [-1]), data], axis=0)
         ids = np.concatenate([np.arange(n, dtype=np.int64), ids])
-    f = tf.math.unsorted_segment_prod if kind == "prod" else tf.math.unsorted_segment_mean
+    f = {"sum": tf.math.unsorted_segment_sum, "prod": tf.math.unsorted_segment_prod,
+         "mean": tf.math.unsorted_segment_mean}[kind]
     r = tf.reshape(f(data, tf.constant(ids), n), x.shape)
     return tf.where(touched, r, tf.constant(x))
 
@@ -181,9 +194,219 @@ def op_gather(inp, dim, index):
     return r.numpy().reshape(index.shape)
 
 
+# ------------------------------------------------- torch_scatter's calls
+# The argument rules are torch_scatter's (as numpy_adapter.py has them);
+# the sums and products are TensorFlow's segment reductions, out counted as
+# the first member of each target (segment_reduce), index values checked by
+# TensorFlow.
+
+MAX_OUTPUT_ELEMS = MAX_ELEMS
+TS_MEAN = ("torch_scatter.scatter mean divides a sum that includes a given out by a count of the index kept "
+           "in src's dtype; tf.math.unsorted_segment_mean has neither form")
+TS_ARG = "torch_scatter.scatter with %s returns the position of each extreme (arg), which no TensorFlow segment reduction gives"
+
+
+def ts_segment(kind, out, dim, index, src):
+    """out (ndim >= 1) with src[p] reduced into out[p with p[dim] = index[p]]."""
+    t, pos = nd_targets(dim, index)
+    return segment_reduce(kind, out, t, np.ascontiguousarray(src[pos]).reshape(-1), True).numpy()
+
+
+def check_size(shape):
+    if math.prod(shape) > MAX_OUTPUT_ELEMS:
+        fail("unsupported", "the adapter does not allocate an output of shape %s" % (list(shape),))
+
+
+def contiguous_strides(shape):
+    st = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        st[d] = st[d + 1] * shape[d + 1]
+    return st
+
+
+def expand_strides(shape, strides, to):
+    """torch's expand of a layout of the same rank: a size-1 dimension
+    stretched gets stride 0."""
+    return [strides[d] if shape[d] == to[d] else 0 for d in range(len(to))]
+
+
+def expanded_index_path(dtype, out_shape, wd, shape, strides, src_contiguous):
+    """Whether out.scatter_add_(wd, index, src) takes PyTorch 2's fast path
+    for an expanded index, whose kernel reads the index as int64 (an int32
+    index there fails with "expected scalar type Long but found Int")."""
+    if not np.issubdtype(dtype, np.floating) and dtype != DTYPES["bfloat16"]:
+        return False
+    if wd != 0 or len(out_shape) == 0 or len(shape) == 0:
+        return False
+    if math.prod(shape) == 0 or math.prod(out_shape) == 0 or not src_contiguous:
+        return False
+    if math.prod(shape) // shape[0] < 16 or strides[0] != 1:
+        return False
+    return all(st <= 1 for st in strides[1:])
+
+
+def check_expanded_int32(dtype, out_shape, wd, shape, strides, src_contiguous, index_dtype):
+    if index_dtype == np.int32 and expanded_index_path(dtype, out_shape, wd, shape, strides, src_contiguous):
+        fail("index_dtype", "expected scalar type Long but found Int (scatter_add_'s expanded-index path)")
+
+
+def ts_index_max(index):
+    return 0 if index.size == 0 else int(index.max()) + 1
+
+
+def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
+    """torch_scatter 1.x scatter_add (SEMANTICS.md 8.3): out (or a new
+    tensor of fill_value) with unsorted_segment_sum."""
+    n = src.ndim
+    if not -n <= dim < n:
+        fail("dim_out_of_range", "dim %d of a %d-dimensional src" % (dim, n))
+    dim = dim + n if dim < 0 else dim
+    idx_dtype = index.dtype
+    orig_index, src_shape = index, list(src.shape)
+    if index.ndim == 1:
+        view = [1] * n
+        view[dim] = src.shape[dim]
+        if index.size > 0:
+            if index.size != src.shape[dim]:
+                fail("shape_mismatch", "shape '%s' is invalid for input of size %d" % (view, index.size))
+            index = np.broadcast_to(index.reshape(view), src.shape)
+        else:
+            index = np.zeros(view, dtype=np.int64)  # torch_scatter: new_empty, uninitialised
+            idx_dtype = index.dtype
+    if src.ndim != index.ndim:
+        fail("shape_mismatch", "Number of dimensions of src and index tensor do not match, got %d and %d" % (src.ndim, index.ndim))
+    shape = []
+    for s, i in zip(src.shape, index.shape):
+        t = s if (s == i and s != 1 and i != 1) else max(i, s)
+        if (s != t and s != 1) or (i != t and i != 1):
+            fail("shape_mismatch", "The expanded size of the tensor (%d) must match the existing size (%d)" % (t, s if s != t else i))
+        shape.append(t)
+    src = np.broadcast_to(src, shape)
+    index = np.broadcast_to(index, shape)
+    if out is None:
+        size = list(shape)
+        if dim_size is None and index.size and not np.issubdtype(idx_dtype, np.integer) and idx_dtype != np.bool_:
+            fail("index_dtype", "new_full(): argument 'size' must be a tuple of ints, but index.max() is a %s" % name_of(index))
+        size[dim] = dim_size if dim_size is not None else ts_index_max(index)
+        if size[dim] < 0:
+            fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
+        check_size(size)
+        # new_full: torch 2.14 does not range-check one float16 element
+        one_half = math.prod(size) == 1 and src.dtype == np.float16
+        out = np.full(size, scalar_to(fill_value, src.dtype, checked=not one_half), dtype=src.dtype)
+    if index.size and idx_dtype not in (np.int32, np.int64):
+        fail("index_dtype", "scatter(): Expected dtype int32/int64 for index")
+    if out.dtype != src.dtype:
+        fail("dtype_mismatch", "scatter(): Expected self.dtype to be equal to src.dtype")
+    out = out.copy()
+    if index.size and orig_index.ndim >= 1:
+        if orig_index.ndim == 1:
+            view = [1] * n
+            view[dim] = src_shape[dim]
+            ist = expand_strides(src_shape, expand_strides(view, contiguous_strides(view), src_shape), shape)
+        else:
+            ist = expand_strides(list(orig_index.shape), contiguous_strides(orig_index.shape), shape)
+        src_contig = all(a == b or a != 1 for a, b in zip(src_shape, shape))
+        check_expanded_int32(src.dtype, out.shape, dim, shape, ist, src_contig, idx_dtype)
+    if index.size:
+        if out.ndim != index.ndim:
+            fail("shape_mismatch", "Index tensor must have the same number of dimensions as self tensor")
+        for d in range(out.ndim):
+            if d != dim and index.shape[d] > out.shape[d]:
+                fail("shape_mismatch", "Expected index to be smaller than self apart from dimension %d" % dim)
+        out = ts_segment("sum", out, dim, index, src)
+    return out
+
+
+def ts_broadcast(t, other_shape, dim):
+    """torch_scatter 2.x broadcast(src, other, dim)."""
+    nd = len(other_shape)
+    if dim < 0:
+        dim = nd + dim
+    if t.ndim == 1:
+        t = t.reshape((1,) * dim + t.shape)
+    while t.ndim < nd:
+        t = t.reshape(t.shape + (1,))
+    try:
+        return np.broadcast_to(t, other_shape)
+    except ValueError as e:
+        fail("shape_mismatch", "The expanded size of the tensor must match the existing size: %s" % e)
+
+
+def ts_broadcast_strides(ishape, dim, to):
+    """The strides of broadcast(index, src, dim) for a contiguous index."""
+    sh, st = list(ishape), contiguous_strides(ishape)
+    if len(sh) == 1:
+        while len(sh) < dim + 1:
+            sh, st = [1] + sh, [sh[0] * st[0]] + st
+    while len(sh) < len(to):
+        sh, st = sh + [1], st + [1]
+    return expand_strides(sh, st, to)
+
+
+def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
+    """torch_scatter 2.x scatter (SEMANTICS.md 8.1): sum and add with
+    unsorted_segment_sum, mul with unsorted_segment_prod (out, or zeros /
+    ones, as the first member of each target)."""
+    if reduce not in ("sum", "add", "mul", "mean", "min", "max"):
+        fail("invalid_argument", "torch_scatter.scatter: unknown reduce %r" % (reduce,))
+    if reduce in ("min", "max"):
+        fail("unsupported", TS_ARG % reduce)
+    if reduce == "mean":
+        fail("unsupported", TS_MEAN)
+    n = src.ndim
+    if not -n <= dim < n:
+        fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, dim))
+    given_dim = dim
+    dim = dim + n if dim < 0 else dim
+    if reduce == "mul" and index.dtype not in (np.int32, np.int64):
+        fail("index_dtype", "scatter(): Expected dtype int32/int64 for index")
+    given = out is not None
+    bindex = ts_broadcast(index, src.shape, dim)
+    if reduce == "mul" and out is None and dim_size is None and bindex.size and index.dtype != np.int64:
+        fail("index_dtype", "expected scalar type Long but found %s" % name_of(index))
+    if out is None:
+        size = list(src.shape)
+        size[dim] = dim_size if dim_size is not None else ts_index_max(bindex)
+        if size[dim] < 0:
+            fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
+        check_size(size)
+        out = np.full(size, 1 if reduce == "mul" else 0, dtype=src.dtype)
+    elif reduce == "mul":
+        if out.ndim != n or any(out.shape[d] != src.shape[d] for d in range(n) if d != dim):
+            fail("shape_mismatch", "Input mismatch: out %s and src %s differ apart from dimension %d" % (list(out.shape), list(src.shape), dim))
+        out = out.copy()
+    if reduce != "mul":
+        shape = out.shape
+        odim = scatter_checks(out, given_dim, bindex, src)
+        out = as1d(out).copy()
+        if bindex.size and shape:
+            check_expanded_int32(src.dtype, shape, odim, list(src.shape), ts_broadcast_strides(list(index.shape), dim, list(src.shape)),
+                                 True, index.dtype)
+        if bindex.size:
+            out = ts_segment("sum", out, odim, bindex, src)
+        return out.reshape(shape)
+    # torch_scatter's C++ kernel: an empty src returns at once (an output it
+    # made is zeros); then the index must be int64, and bool is not dispatched.
+    if src.size == 0:
+        if not given:
+            out[...] = 0
+        return out
+    if index.dtype != np.int64:
+        fail("index_dtype", "expected scalar type Long but found %s" % name_of(index))
+    if src.dtype == np.bool_:
+        fail("unsupported_dtype", "\"scatter_cpu\" not implemented for 'Bool'")
+    if out.dtype != src.dtype:
+        fail("dtype_mismatch", "expected scalar type %s but found %s" % (name_of(src), name_of(out)))
+    if bindex.size:
+        out = ts_segment("prod", out, dim, bindex, src)
+    return out
+
+
 def hello_answer(rid):
     return {"id": rid, "protocol": PROTOCOL, "name": "tensorflow", "version": "%s (cpu)" % tf.__version__,
-            "ops": ["scatter", "scatter_add", "scatter_reduce", "gather"], "dtypes": list(DTYPES)}
+            "ops": ["scatter", "scatter_add", "scatter_reduce", "gather", "torch_scatter.scatter_add", "torch_scatter.scatter"],
+            "dtypes": list(DTYPES)}
 
 
 def framework_error(e):
@@ -299,7 +522,7 @@ def as1d(a):
     return a.reshape(1) if a.ndim == 0 else a
 
 
-def scalar_to(value, dtype):
+def scalar_to(value, dtype, checked=True):
     """c10's checked Scalar::to<T>() (PyTorch's conversion of a scalar
     value argument; the framework never sees it)."""
     if dtype == np.bool_:
@@ -321,7 +544,7 @@ def scalar_to(value, dtype):
             overflow()
         return dtype.type(value)
     f = float(value)
-    if math.isfinite(f) and abs(f) > float(ml_dtypes.finfo(dtype).max):
+    if checked and math.isfinite(f) and abs(f) > float(ml_dtypes.finfo(dtype).max):
         overflow()
     if dtype.itemsize == 2:
         return dtype.type(np.float32(f))  # a double goes to a 16-bit float through float
@@ -402,14 +625,18 @@ class Fields:
     def has(self, key):
         return self.req.get(key) is not None
 
-    def tensor(self, key):
+    def tensor(self, key, required=True):
         v = self.req.get(key)
         if v is None:
+            if not required:
+                return None
             fail("invalid_argument", "missing %s" % key)
         return decode_tensor(v, key)
 
-    def int(self, key):
+    def int(self, key, required=True, default=None):
         v = self.req.get(key)
+        if v is None and not required:
+            return default
         if type(v) is not int or not -(1 << 63) <= v < (1 << 63):
             fail("invalid_argument", "%s must be a 64-bit integer, not %r" % (key, v))
         return v
@@ -421,6 +648,10 @@ class Fields:
         if not isinstance(v, str):
             fail("invalid_argument", "%s must be a string, not %r" % (key, v))
         return v
+
+    def scalar(self, key, default):
+        v = self.req.get(key)
+        return default if v is None else decode_scalar(v, key)
 
     def bool(self, key, default):
         v = self.req.get(key)
@@ -456,6 +687,13 @@ def run(req):
                                  reduce, f.bool("include_self", True))
     if op == "gather":
         return op_gather(f.tensor("input"), f.int("dim"), f.tensor("index"))
+    if op == "torch_scatter.scatter_add":
+        return op_ts1_scatter_add(f.tensor("src"), f.tensor("index"), f.int("dim", False, -1), f.tensor("out", False),
+                                  f.int("dim_size", False), f.scalar("fill_value", 0))
+    if op == "torch_scatter.scatter":
+        reduce = f.str("reduce", required=False)
+        return op_ts2_scatter(f.tensor("src"), f.tensor("index"), f.int("dim", False, -1), f.tensor("out", False),
+                              f.int("dim_size", False), "sum" if reduce is None else reduce)
     fail("unsupported", "op %r is not offered" % (op,))
 
 
