@@ -45,8 +45,8 @@ type framework struct {
 	// can run now without building anything.
 	Command string
 	Ready   string
-	// Runner runs the repro script, with Command (with Install, the
-	// installed program runs it).
+	// Runner runs the repro script: with Install, the installed program
+	// unless Runner is set.
 	Runner string
 	// Xfail is the -xfail file (used when it exists).
 	Xfail string
@@ -92,11 +92,13 @@ var frameworks = []framework{
 	{Name: "paddle", Install: "paddle", Adapter: "tools/adapters/paddle_adapter.py",
 		Xfail: "tools/adapters/xfail/paddle.txt", Repro: "docs/conformance/repro/paddle_repro.py",
 		Gate: []string{"-allow-unsupported"}},
-	// candle: a Rust binary, the adapter itself; its repro is not a
-	// Python script, so none is run here.
+	// candle: a Rust binary, the adapter itself. Its repro in candle is
+	// Rust (repro/candle_repro.rs, run with cargo by hand); the dashboard
+	// runs the same calls in PyTorch 2.14.
 	{Name: "candle", Install: "candle",
-		Xfail: "tools/adapters/xfail/candle.txt",
-		Gate:  []string{"-allow-unsupported"}},
+		Xfail: "tools/adapters/xfail/candle.txt", Repro: "docs/conformance/repro/candle_torch_repro.py",
+		Runner: "tools/torchenv/run sid python3",
+		Gate:   []string{"-allow-unsupported"}},
 }
 
 // dashConfig is what one dashboard run was asked.
@@ -281,7 +283,11 @@ func (fw framework) resolve(ctx context.Context, cache string, stderr io.Writer)
 	if fw.Adapter != "" {
 		cmd += " " + fw.Adapter
 	}
-	return cmd, shellWord(prog), ""
+	runner = fw.Runner
+	if runner == "" {
+		runner = shellWord(prog)
+	}
+	return cmd, runner, ""
 }
 
 // shellWord quotes s for sh when it needs it.
