@@ -344,7 +344,7 @@ func (r *benchReport) print(w io.Writer) {
 }
 
 // rssSize writes n bytes of memory in MiB or GiB, as the kernel counts
-// them (kB of 1024 bytes).
+// them (kB of 1024 bytes), to three significant digits or so.
 func rssSize(n int64) string {
 	if n >= 10<<30 {
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
@@ -352,7 +352,10 @@ func rssSize(n int64) string {
 	if n >= 1<<30 {
 		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
 	}
-	return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	if n >= 10<<20 {
+		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 // byteSize writes n bytes as MB (10^6) or, for copies, MiB.

@@ -27,3 +27,17 @@ func TestProcessTree(t *testing.T) {
 		t.Errorf("tree of 60: %v, want %v", got, want)
 	}
 }
+
+func TestRSSSize(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0.0 MiB"}, {512 << 10, "0.5 MiB"}, {4 << 20, "4.0 MiB"}, {10 << 20, "10 MiB"}, {787 << 20, "787 MiB"},
+		{1 << 30, "1.00 GiB"}, {1648 << 20, "1.61 GiB"}, {10 << 30, "10.0 GiB"},
+	} {
+		if got := rssSize(c.n); got != c.want {
+			t.Errorf("rssSize(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}
