@@ -256,5 +256,9 @@ func enumNote(k kind, n, size int, ar arith) string {
 	if !ar.perStep() {
 		how = "in float32, rounded once"
 	}
-	return "every " + what + " of " + strconv.Itoa(n) + " terms in any order and tree, " + how + " (" + strconv.Itoa(size) + " values)"
+	values := strconv.Itoa(size) + " values"
+	if size == 1 {
+		values = "1 value"
+	}
+	return "every " + what + " of " + strconv.Itoa(n) + " terms in any order and tree, " + how + " (" + values + ")"
 }
