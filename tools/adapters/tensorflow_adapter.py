@@ -32,6 +32,7 @@ the updates v = src[p] in the same order):
 | torch_scatter.scatter_add (1.x, fill_value) | segment sum, below, into out or a new tensor of fill_value |
 | torch_scatter.scatter sum / add | segment sum into out or zeros |
 | torch_scatter.scatter mul | segment prod into out or ones |
+| torch_scatter.scatter mean (no out; a floating dtype) | segment mean, self not a member (0 where no member) |
 
 The segment composition (sum, prod, mean): touched =
 tf.tensor_scatter_nd_update (zeros of self's shape, t, True), which also
@@ -60,13 +61,14 @@ Not claimed: index_reduce and the F# operations.
 Answered unsupported:
 - torch_scatter.scatter min / max: they return the position of each
   extreme (arg), which no segment reduction of TensorFlow gives;
-- torch_scatter.scatter mean: it divides a sum that includes a given out
-  by a count of the index kept in src's dtype, which
-  tf.math.unsorted_segment_mean cannot express;
+- torch_scatter.scatter mean with out: it divides a sum that includes out
+  by a count that does not, which tf.math.unsorted_segment_mean cannot
+  express; and on an integer dtype or bool (the float64 true division
+  below);
 - add, multiply, sum, prod, mean, amax, amin on bool: TensorFlow has no
   bool kernel for TensorScatterAdd/Max/Min (NotFoundError "Could not find
   device for node") nor for the segment reductions (PyTorch ORs and ANDs);
-- scatter_reduce 'mean' on an integer dtype: tf.math.unsorted_segment_mean
+- scatter_reduce 'mean' on bool or an integer dtype: tf.math.unsorted_segment_mean
   divides with true division and returns a float64 tensor, where PyTorch
   floors into the integer dtype; casting it back would be this adapter's
   rounding, not TensorFlow's.
@@ -101,7 +103,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 MAX_ELEMS = int(os.environ.get("SCATTER_ADAPTER_MAX_ELEMS", str(1 << 26)))
-INT_MEAN = ("scatter_reduce mean on %s: tf.math.unsorted_segment_mean divides with true division into float64; "
+INT_MEAN = ("%s mean on %s: tf.math.unsorted_segment_mean divides with true division into float64; "
             "PyTorch floors into the integer dtype")
 
 
@@ -168,7 +170,7 @@ def op_scatter(self, dim, index, src, value, reduce):
 def op_scatter_reduce(self, dim, index, src, reduce, include_self):
     dim = scatter_checks(self, dim, index, src)
     if reduce == "mean" and np.issubdtype(self.dtype, np.integer):
-        fail("unsupported", INT_MEAN % name_of(self))
+        fail("unsupported", INT_MEAN % ("scatter_reduce", name_of(self)))
     out = as1d(self)
     t, pos = targets(out, dim, index)
     vals = np.zeros(0, dtype=out.dtype) if index.size == 0 else as1d(src)[pos].reshape(-1)
@@ -201,15 +203,33 @@ def op_gather(inp, dim, index):
 # TensorFlow.
 
 MAX_OUTPUT_ELEMS = MAX_ELEMS
-TS_MEAN = ("torch_scatter.scatter mean divides a sum that includes a given out by a count of the index kept "
-           "in src's dtype; tf.math.unsorted_segment_mean has neither form")
+TS_MEAN = ("torch_scatter.scatter mean with out divides a sum that includes out by a count that does not; "
+           "tf.math.unsorted_segment_mean has no such form")
 TS_ARG = "torch_scatter.scatter with %s returns the position of each extreme (arg), which no TensorFlow segment reduction gives"
 
 
 def ts_segment(kind, out, dim, index, src):
-    """out (ndim >= 1) with src[p] reduced into out[p with p[dim] = index[p]]."""
+    """out (ndim >= 1) with src[p] reduced into out[p with p[dim] = index[p]]:
+    out a member of the sum and the product, not of the mean (torch_scatter's
+    mean without out is the mean of the members, 0 where there is none)."""
     t, pos = nd_targets(dim, index)
-    return segment_reduce(kind, out, t, np.ascontiguousarray(src[pos]).reshape(-1), True).numpy()
+    return segment_reduce(kind, out, t, np.ascontiguousarray(src[pos]).reshape(-1), kind != "mean").numpy()
+
+
+def ts_mean_count(index, dim, size):
+    """torch_scatter's mean also scatters a count of ones over the index as
+    given (not broadcast), along dim or the index's last dimension, size
+    out.size(dim) long: that scatter, done here by
+    tf.tensor_scatter_nd_add, checks the index against size even where src
+    is empty. Its values are those of unsorted_segment_mean's own count."""
+    if index.ndim == 0:
+        fail("shape_mismatch", "scatter_mean's count of a 0-d index")
+    index_dim = dim if index.ndim > dim else index.ndim - 1
+    csize = list(index.shape)
+    csize[index_dim] = size
+    if index.size:
+        t, _ = nd_targets(index_dim, index)
+        tf.tensor_scatter_nd_add(tf.zeros(csize, tf.int64), t, tf.ones([t.shape[0]], tf.int64))
 
 
 def check_size(shape):
@@ -352,8 +372,10 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
         fail("invalid_argument", "torch_scatter.scatter: unknown reduce %r" % (reduce,))
     if reduce in ("min", "max"):
         fail("unsupported", TS_ARG % reduce)
-    if reduce == "mean":
+    if reduce == "mean" and out is not None:
         fail("unsupported", TS_MEAN)
+    if reduce == "mean" and not (np.issubdtype(src.dtype, np.floating) or src.dtype == DTYPES["bfloat16"]):
+        fail("unsupported", INT_MEAN % ("torch_scatter.scatter", name_of(src)))
     n = src.ndim
     if not -n <= dim < n:
         fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, dim))
@@ -384,7 +406,9 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
             check_expanded_int32(src.dtype, shape, odim, list(src.shape), ts_broadcast_strides(list(index.shape), dim, list(src.shape)),
                                  True, index.dtype)
         if bindex.size:
-            out = ts_segment("sum", out, odim, bindex, src)
+            out = ts_segment(reduce if reduce == "mean" else "sum", out, odim, bindex, src)
+        if reduce == "mean":
+            ts_mean_count(index, dim, out.shape[odim])
         return out.reshape(shape)
     # torch_scatter's C++ kernel: an empty src returns at once (an output it
     # made is zeros); then the index must be int64, and bool is not dispatched.

@@ -22,6 +22,7 @@ show("float32 tensor_scatter_nd_update([0], [[0]], [1e-45])", lambda: tf.tensor_
 show("float32 unsorted_segment_mean([-8.816208e-39], [0], 1)", lambda: tf.math.unsorted_segment_mean(f32(-8.816208e-39), [0], 1))
 show("float64 unsorted_segment_mean([-5e-324], [0], 1)", lambda: tf.math.unsorted_segment_mean(tf.constant([-5e-324], tf.float64), [0], 1))
 show("float64 unsorted_segment_sum([1.1125e-308, 1.1125e-308], [0,0], 1)", lambda: tf.math.unsorted_segment_sum(tf.constant([1.1125369292536007e-308] * 2, tf.float64), [0, 0], 1))
+show("bfloat16 unsorted_segment_mean([2^-133, 2^-133], [0,0], 1) (bits)", lambda: tf.bitcast(tf.math.unsorted_segment_mean(tf.constant([2.0**-133] * 2, tf.bfloat16), [0, 0], 1), tf.uint16))
 show("float32 tf.add(1e-45, 0.)  (elementwise, for comparison)", lambda: tf.add(f32(1e-45), f32(0)))
 bf = lambda *v: tf.constant(v, tf.bfloat16)
 show("bfloat16 tensor_scatter_nd_min([2^-133], [[0]], [0]) (bits)", lambda: tf.bitcast(tf.tensor_scatter_nd_min(bf(2.0**-133), t(0), bf(0)), tf.uint16))
