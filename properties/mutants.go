@@ -180,6 +180,9 @@ var zoo = []mutantEntry{
 	{name: "out-of-range-ignored",
 		bug: "out-of-range index values are skipped silently (updates dropped, gather reading 0) instead of raising index_out_of_range",
 		run: outOfRangeIgnored},
+	{name: "float32-count-saturates",
+		bug: "a mean counts its contributions in float32, one 1.0 at a time, so the count stops at 2^24 where torch 2 counts exactly (groups of more than 2^24 contributions)",
+		run: float32CountSaturates},
 	{name: "narrow-index-bound",
 		bug: "with an int32 index, the in-bounds test compares with the dimension's size wrapped to 8 bits, dropping valid updates along dimensions of 128 or more",
 		run: narrowIndexBound},
@@ -221,7 +224,9 @@ func (e mutantEntry) mutant(p scatter.Profile) Mutant {
 	return Mutant{Name: e.name, Bug: e.bug, Profile: p, Backend: &mutant{name: e.name, base: reference.New(p), run: run}}
 }
 
-// negativeIndexWrapped runs the mutant negative-index-wrapped.
+// negativeIndexWrapped runs the mutant negative-index-wrapped: PyTorch
+// raises for a negative index in scatter and gather, where index_fill_
+// and Python wrap it (pytorch/pytorch#131321).
 func negativeIndexWrapped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 	switch x := c.(type) {
 	case scatter.Scatter:
@@ -243,7 +248,10 @@ func negativeIndexWrapped(b scatter.Backend, c scatter.Call) (scatter.Result, er
 	return b.Run(c)
 }
 
-// nanDroppedAmax runs the mutant nan-dropped-amax.
+// nanDroppedAmax runs the mutant nan-dropped-amax, for scatter_reduce and
+// index_reduce: a max/min that compares with > and < (or an fmax-like
+// function) never lets a NaN win (pytorch/pytorch#75651; MPS's
+// metal::max, pytorch/pytorch PR 196203).
 func nanDroppedAmax(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 	switch x := c.(type) {
 	case scatter.ScatterReduce:
@@ -288,7 +296,9 @@ func meanCountsSelfWrongly(b scatter.Backend, c scatter.Call) (scatter.Result, e
 		func(sum int64, n int64) int64 { return floorDiv(sum, n) }, 0)
 }
 
-// intMeanTruncates runs the mutant int-mean-truncates.
+// intMeanTruncates runs the mutant int-mean-truncates: an integer mean
+// divided with C's truncating division instead of floor division
+// (PaddlePaddle/Paddle PR 75039).
 func intMeanTruncates(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 	x, ok := c.(scatter.ScatterReduce)
 	if !ok || x.Reduce != scatter.ReduceMean || !x.Self.DType().IsInt() {

@@ -261,6 +261,9 @@ func (r foldRule) fold(g foldGroups, grp outGroup) (float64, bool) {
 	if g.kind == scatter.ReduceProd {
 		op, acc = '*', 1
 	}
+	if g.self {
+		acc, vals = vals[0], vals[1:] // self starts the fold as it is (a -0 stays -0)
+	}
 	accFmt, dtFmt := r.acc(g), dtypeAcc(g)
 	for _, v := range vals {
 		acc = roundBig(exactOp(acc, v, op), false, accFmt, r.mode)

@@ -83,33 +83,93 @@ func noFailFiles(t *testing.T) {
 	set("rapid.shrinktime", "5s")
 }
 
+// conformantBlind lists the mutants that the conformant level cannot see
+// by design, with the reason: every answer they give is one that some
+// correct order or thread count also produces, so only the strict level
+// kills them.
+var conformantBlind = map[string]string{
+	"flaky-duplicates": "plain scatter with duplicate targets may take any writer at the conformant level; alternating writers is what a multi-threaded backend does, and only a backend claiming determinism must repeat itself",
+	"float32-accumulates-in-float64": "a float32 sum accumulated in float64 and rounded once is, for most groups, also the result of some order of per-step float32 additions " +
+		"(always for 2 terms: fl32(fl64(a+b)) = fl32(a+b)); it is visible only in groups of 3 or more terms that no order rounds alike, which the default run draws in about half of its seeds",
+}
+
+// longTier lists the mutants that only the long tier can show, with the
+// test that kills them there.
+var longTier = map[string]string{
+	"float32-count-saturates": "needs a group of more than 2^24 contributions: TestFloat32CountSaturates (SCATTER_PROPERTIES=long)",
+}
+
+// rareAtDefault lists the mutants whose bug few calls of the default
+// budget show, with the measured share of seeds that miss it: each gets
+// up to three seeds (fresh ones, logged), so that a miss of the suite fails
+// the test, not a seed's bad luck.
+var rareAtDefault = map[string]string{
+	"mean-divides-accumulator": "only 16-bit means of 3 or more terms (not a power of two) whose float32 sum is inexact in the dtype show it; 1 seed in 15 to 20 misses it",
+}
+
+// nondeterministic presents a mutant as a backend that does not claim
+// determinism, so that it is judged at the conformant level.
+type nondeterministic struct{ scatter.Backend }
+
+func (n nondeterministic) Info() scatter.Info {
+	i := n.Backend.Info()
+	i.Deterministic = false
+	return i
+}
+
 // TestMutants checks that the default budget kills every mutant of the
-// zoo at the strict level: each runs through properties.CheckTB (stopping
-// at the first property that fails) under its profile and must fail; the
-// log says which property killed it, after how many cases, and the call
-// it took.
+// zoo at the conformant level (any correct order, rigorous sets: the
+// mutant presented as a backend that does not claim determinism), and
+// those of conformantBlind at the strict level: each runs through
+// properties.CheckTB (stopping at the first property that fails) under its
+// profile and must fail (those of rareAtDefault within three seeds; those
+// of longTier are left to their long-tier test). A kill at the conformant
+// level is a kill at the strict one too (the canonical result is among
+// the conformant outcomes). The log says which property killed it, after
+// how many cases, and the call it took.
 func TestMutants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the mutant zoo needs the default budget (run without -short)")
 	}
 	noFailFiles(t)
+	names := map[string]bool{}
 	for _, m := range properties.Mutants() {
+		names[m.Name] = true
+		if why, ok := longTier[m.Name]; ok {
+			t.Logf("%s: a long-tier mutant, %s", m.Name, why)
+			continue
+		}
 		t.Run(m.Name, func(t *testing.T) {
 			rec := &recorder{name: t.Name()}
 			start := time.Now()
-			target := properties.Target{Backend: m.Backend, Profile: m.Profile}
-			want := scatter.Strict
+			target := properties.Target{Backend: nondeterministic{m.Backend}, Profile: m.Profile}
+			want := scatter.Conformant
+			if why, blind := conformantBlind[m.Name]; blind {
+				target.Backend, want = m.Backend, scatter.Strict
+				t.Logf("blind at the conformant level by design, judged strict: %s", why)
+			}
 			var rep properties.Report
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						if _, ok := r.(recorderStop); !ok {
-							panic(r)
+			seeds := 1
+			if why, rare := rareAtDefault[m.Name]; rare {
+				seeds = 3
+				t.Logf("rare at the default budget, up to %d seeds: %s", seeds, why)
+			}
+			for try := 0; try < seeds && !rep.Failed(); try++ {
+				if try > 0 {
+					t.Logf("seed %d missed it (%d cases); another seed", rep.Seed, rep.CasesRun())
+					rec = &recorder{name: t.Name()}
+				}
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							if _, ok := r.(recorderStop); !ok {
+								panic(r)
+							}
 						}
-					}
+					}()
+					rep = properties.CheckTB(rec, target, properties.Budget{Tier: properties.TierDefault, FailFast: true})
 				}()
-				rep = properties.CheckTB(rec, target, properties.Budget{Tier: properties.TierDefault, FailFast: true})
-			}()
+			}
 			if rep.Level != want {
 				t.Fatalf("judged at the %v level, want %v", rep.Level, want)
 			}
@@ -141,6 +201,13 @@ func TestMutants(t *testing.T) {
 				t.Logf("the shrunk counterexample:\n%s", strings.Join(lines, "\n"))
 			}
 		})
+	}
+	for _, table := range []map[string]string{conformantBlind, longTier, rareAtDefault} {
+		for name := range table {
+			if !names[name] {
+				t.Errorf("a table names %q, which is not in the zoo", name)
+			}
+		}
 	}
 }
 

@@ -295,3 +295,31 @@ func extendAlong(t scatter.Tensor, d int) scatter.Tensor {
 	}
 	return out
 }
+
+// saturation is the count at which adding 1.0 to a float32 stops
+// changing it: 2^24 + 1 rounds to 2^24 (ties to even).
+const saturation = 1 << 24
+
+// float32CountSaturates runs the mutant float32-count-saturates: a
+// scatter_reduce mean counts its contributions in float32, adding 1.0 at
+// a time, so the count stops at 2^24 (jax-ml/jax#18440: a float32
+// scatter-add of ones tops out at 2^24, as jnp.bincount's counts do;
+// pytorch/pytorch#124783 for scatter_add_), where torch 2 counts exactly
+// and rounds the count once. Only groups of more than 2^24 contributions
+// show it: the long-tier test TestFloat32CountSaturates.
+func float32CountSaturates(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	x, ok := c.(scatter.ScatterReduce)
+	if !ok || x.Reduce != scatter.ReduceMean || !x.Self.DType().IsFloat() || x.Self.Validate() != nil || x.Index.Validate() != nil ||
+		x.Index.NumEl() < saturation {
+		return b.Run(c)
+	}
+	incl := 1
+	if x.ExcludeSelf {
+		incl = 0
+	}
+	if _, ok := scatter.WrapDim(x.Dim, x.Self.Dim()); !ok || !x.Index.DType().IsIndex() ||
+		slices.Max(dimScatterCounts(x.Self, x.Dim, x.Index))+incl <= saturation {
+		return b.Run(c)
+	}
+	return meanFromSum(b, x, func(sum float64, n int) float64 { return sum / float64(min(n, saturation)) }, nil, incl)
+}
