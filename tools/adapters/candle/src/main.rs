@@ -1352,6 +1352,21 @@ mod tests {
     }
 
     #[test]
+    fn decode_scalar_float32_max_is_read_exactly() {
+        // the gate writes f32::MAX as a double in its shortest form; read one
+        // ulp high it would overflow float32 (serde_json's float_roundtrip).
+        let v: Value = serde_json::from_str("3.4028234663852886e+38").unwrap();
+        match decode_scalar(&v, "value") {
+            Ok(Scalar::Float(f)) => assert_eq!(f, f32::MAX as f64),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            convert_scalar(Scalar::Float(f32::MAX as f64), WireType::F32).ok(),
+            Some(f32::MAX.to_le_bytes().to_vec())
+        );
+    }
+
+    #[test]
     fn leading_id_of_a_malformed_line() {
         assert_eq!(leading_id(r#"{"id": 42, "op": nope}"#), 42);
         assert_eq!(leading_id(r#"{"id":-7,"#), -7);
