@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -95,6 +97,71 @@ func TestMisbehavingImplementations(t *testing.T) {
 				if !slices.Contains(kinds, "gave-up") {
 					t.Errorf("the gate kept going after the hangs: %v", kinds)
 				}
+			}
+		})
+	}
+}
+
+// TestMisbehaveLikelyBug runs the gate on the misbehave adapter's bug
+// modes, each a class of the mutant zoo: the report, text and JSON, must
+// name that mutant as what the failures look like, and a failure matching
+// no mutant must name none.
+func TestMisbehaveLikelyBug(t *testing.T) {
+	gate := buildTool(t, "tools/scattercheck")
+	mb := buildTool(t, "tools/adapters/misbehave")
+	cases := []struct {
+		mode, ops, mutant string
+	}{
+		{"nan-dropped", "scatter_reduce", "nan-dropped-amax"},
+		{"negative-index-wrapped", "scatter_add,gather", "negative-index-wrapped"},
+		{"bool-sum-as-and", "scatter_add", "bool-sum-as-and"},
+		{"half-truncated", "scatter_add,scatter_reduce", "half-truncated"},
+		{"wrong-dtype", "gather", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
+			js := filepath.Join(t.TempDir(), "r.json")
+			cmd := exec.Command(gate, "-impl", shellQuote(mb)+" -mode "+c.mode, "-ops", c.ops, "-suites", "spec,random",
+				"-checks", "30", "-timeout", "20s", "-json", js)
+			out, _ := cmd.CombinedOutput()
+			if code := cmd.ProcessState.ExitCode(); code != 1 {
+				t.Fatalf("exit %d, want 1\n%s", code, out)
+			}
+			b, err := os.ReadFile(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r jsonReport
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
+			named, failures := map[string]int{}, 0
+			for _, run := range r.Runs {
+				for _, cs := range run.Cases {
+					if f := cs.Failure; f != nil && f.Kind == "mismatch" {
+						failures++
+						if f.LikelyBug != nil {
+							named[f.LikelyBug.Mutant]++
+						}
+					}
+				}
+			}
+			if failures == 0 {
+				t.Fatalf("no mismatch\n%s", out)
+			}
+			t.Logf("%d mismatches; named: %v", failures, named)
+			if c.mutant == "" {
+				if len(named) > 0 {
+					t.Errorf("a wrong dtype looks like no mutant, but the report names %v", named)
+				}
+				return
+			}
+			if named[c.mutant] == 0 {
+				t.Errorf("no failure is named %s: %v\n%s", c.mutant, named, out)
+			}
+			if want := "(mutant " + c.mutant + ", "; !strings.Contains(string(out), "looks like: ") || !strings.Contains(string(out), want) {
+				t.Errorf("the text report lacks \"looks like: ... %s\":\n%s", want, out)
 			}
 		})
 	}

@@ -96,12 +96,17 @@ type failure struct {
 	Seed    uint64
 	Stderr  string // process failures: the tail of the implementation's standard error
 	Repro   string // the -repro-dir folder written for it
+	// Likely is the mutant class the failure looks like (likely.go), nil
+	// when none matches or the outcome is not known.
+	Likely *likelyBug
 
 	call    scatter.Call
 	res     scatter.Result
 	err     error
 	profile scatter.Profile
 	level   scatter.Level
+
+	classified bool // classify has run
 }
 
 // counts tallies statuses.
@@ -131,12 +136,23 @@ func (r *runReport) conforms(strictXfail bool) bool {
 }
 
 // fillDetails completes every failure with its request line and PyTorch
-// program (done once, before any report is written).
+// program, and the first maxClassified failures (expected ones aside)
+// with the bug they likely are (done once, before any report is
+// written).
 func (r *runReport) fillDetails() {
+	classified := 0
 	for _, cr := range r.Cases {
-		if f := cr.Failure; f != nil && f.call != nil && f.Request == "" {
+		f := cr.Failure
+		if f == nil {
+			continue
+		}
+		if f.call != nil && f.Request == "" {
 			f.Request = repro.Line(f.call)
 			f.PyTorch = repro.Program(f.call)
+		}
+		if cr.Status == stFail && !f.classified && classified < maxClassified {
+			f.classify()
+			classified++
 		}
 	}
 }
@@ -419,6 +435,9 @@ func (r *runReport) printFailures(w io.Writer, verbose bool) {
 	fmt.Fprintf(w, "\nfailures (%d):\n", len(fails))
 	for _, cr := range fails {
 		fmt.Fprintf(w, "  %s [%s] %s\n", cr.ID, cr.Failure.Kind, cr.Failure.Summary)
+		if l := cr.Failure.Likely; l != nil {
+			fmt.Fprintf(w, "      %s\n", l)
+		}
 	}
 	const shown = 5
 	for i, cr := range fails {
@@ -447,6 +466,9 @@ func (cr *caseResult) details() string {
 		b.WriteString("\n")
 	}
 	b.WriteString(strings.TrimRight(f.Report, "\n") + "\n")
+	if f.Likely != nil {
+		fmt.Fprintf(&b, "%s\n", f.Likely)
+	}
 	if f.Request != "" {
 		fmt.Fprintf(&b, "request (protocol, one line):\n  %s\n", f.Request)
 	}

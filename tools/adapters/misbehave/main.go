@@ -14,6 +14,14 @@
 //	misbehave -mode wrong-id          answers with another request's id
 //	misbehave -mode no-hello          exits before answering the hello
 //
+// or answers with a known bug, a class of the mutant zoo of package
+// properties (bugs.go), for the gate's "looks like" report:
+//
+//	misbehave -mode nan-dropped             amax/amin drop NaNs
+//	misbehave -mode negative-index-wrapped  negative indices count from the end
+//	misbehave -mode bool-sum-as-and         bool sums are logical ands
+//	misbehave -mode half-truncated          16-bit sums, means and products truncate
+//
 // -every N (default 1) picks which requests misbehave: the Nth, 2Nth, ...
 // operation request of each process (a restarted process counts afresh).
 package main
@@ -33,7 +41,7 @@ import (
 )
 
 var modes = []string{"hang", "crash", "garbage", "slow", "wrong-shape", "wrong-dtype", "truncated-base64",
-	"huge-size", "wrong-id", "no-hello"}
+	"huge-size", "wrong-id", "no-hello", "nan-dropped", "negative-index-wrapped", "bool-sum-as-and", "half-truncated"}
 
 func main() {
 	mode := flag.String("mode", "", fmt.Sprintf("how to misbehave: one of %q", modes))
@@ -97,12 +105,16 @@ func main() {
 				time.Sleep(*delay)
 			}
 		}
-		res, err := backend.Run(c)
+		run := backend.Run
+		if bug, ok := bugModes[*mode]; ok && bad {
+			run = func(c scatter.Call) (scatter.Result, error) { return bug(backend, c) }
+		}
+		res, err := run(c)
 		if err != nil {
 			say(protocol.EncodeError(req.ID, err))
 			continue
 		}
-		if !bad || *mode == "slow" {
+		if _, isBug := bugModes[*mode]; !bad || *mode == "slow" || isBug {
 			ans, err := protocol.EncodeResult(req.ID, res)
 			if err != nil {
 				ans = protocol.EncodeError(req.ID, err)

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"math"
+
+	"github.com/scatterconf/scatter"
+)
+
+// The bug modes: the reference with one known bug, answering every
+// request, for the gate's likely-bug report (each is one class of
+// properties' mutant zoo, written out here because a protocol adapter
+// stands apart from the suite).
+var bugModes = map[string]func(b scatter.Backend, c scatter.Call) (scatter.Result, error){
+	"nan-dropped":            nanDropped,
+	"negative-index-wrapped": negativeIndexWrapped,
+	"bool-sum-as-and":        boolSumAsAnd,
+	"half-truncated":         halfTruncated,
+}
+
+// nanDropped: amax/amin compare with > and < only, so a NaN in src never
+// wins (class nan-dropped-amax).
+func nanDropped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	drop := func(t scatter.Tensor, r scatter.Reduce) scatter.Tensor {
+		if !t.DType().IsFloat() || t.Validate() != nil || r != scatter.ReduceAmax && r != scatter.ReduceAmin {
+			return t
+		}
+		loser := math.Inf(-1)
+		if r == scatter.ReduceAmin {
+			loser = math.Inf(1)
+		}
+		out := scatter.CloneTensor(t.Contiguous())
+		for i := 0; i < out.NumEl(); i++ {
+			if math.IsNaN(scatter.Float64At(out.Data, i)) {
+				scatter.SetFloat(out.Data, i, loser)
+			}
+		}
+		return out
+	}
+	switch x := c.(type) {
+	case scatter.ScatterReduce:
+		x.Src = drop(x.Src, x.Reduce)
+		c = x
+	case scatter.IndexReduce:
+		x.Source = drop(x.Source, x.Reduce)
+		c = x
+	}
+	return b.Run(c)
+}
+
+// negativeIndexWrapped: index values in [-size, -1] count from the end
+// instead of raising index_out_of_range (class negative-index-wrapped).
+func negativeIndexWrapped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	wrap := func(self, index scatter.Tensor, dim int) scatter.Tensor {
+		d, ok := scatter.WrapDim(dim, self.Dim())
+		if !ok || self.Validate() != nil || index.Validate() != nil || !index.DType().IsIndex() {
+			return index
+		}
+		n := int64(scatter.SizeAt(self.Shape, d))
+		out := scatter.CloneTensor(index.Contiguous())
+		for i := 0; i < out.NumEl(); i++ {
+			if v := scatter.IntAt(out.Data, i); v < 0 && v >= -n {
+				scatter.SetInt(out.Data, i, v+n)
+			}
+		}
+		return out
+	}
+	switch x := c.(type) {
+	case scatter.Scatter:
+		x.Index = wrap(x.Self, x.Index, x.Dim)
+		c = x
+	case scatter.ScatterAdd:
+		x.Index = wrap(x.Self, x.Index, x.Dim)
+		c = x
+	case scatter.ScatterReduce:
+		x.Index = wrap(x.Self, x.Index, x.Dim)
+		c = x
+	case scatter.Gather:
+		x.Index = wrap(x.Input, x.Index, x.Dim)
+		c = x
+	}
+	return b.Run(c)
+}
+
+// boolSumAsAnd: a bool sum computed as a logical and (class
+// bool-sum-as-and).
+func boolSumAsAnd(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+		if x.Self.DType() == scatter.DTBool {
+			return b.Run(scatter.Scatter{Self: x.Self, Dim: x.Dim, Index: x.Index, Src: x.Src, Reduce: scatter.ReduceMultiply})
+		}
+	case scatter.ScatterReduce:
+		if x.Self.DType() == scatter.DTBool && x.Reduce == scatter.ReduceSum {
+			x.Reduce = scatter.ReduceProd
+			return b.Run(x)
+		}
+	}
+	return b.Run(c)
+}
+
+// halfTruncated: float16/bfloat16 scatter_add and scatter_reduce sums,
+// means and products computed in float32 and stored by truncation (class
+// half-truncated).
+func halfTruncated(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	var dt scatter.DType
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+		dt = x.Self.DType()
+		if !is16(dt) || x.Src.DType() != dt || x.Self.Validate() != nil || x.Src.Validate() != nil {
+			break
+		}
+		x.Self, x.Src = widen(x.Self), widen(x.Src)
+		return truncated(b, c, x, dt)
+	case scatter.ScatterReduce:
+		dt = x.Self.DType()
+		if !is16(dt) || x.Src.DType() != dt || x.Reduce == scatter.ReduceAmax || x.Reduce == scatter.ReduceAmin ||
+			x.Self.Validate() != nil || x.Src.Validate() != nil {
+			break
+		}
+		x.Self, x.Src = widen(x.Self), widen(x.Src)
+		return truncated(b, c, x, dt)
+	}
+	return b.Run(c)
+}
+
+// truncated runs the float32 call wide (after checking the call c itself)
+// and stores its result in dt rounding toward zero.
+func truncated(b scatter.Backend, c, wide scatter.Call, dt scatter.DType) (scatter.Result, error) {
+	if res, err := b.Run(c); err != nil {
+		return res, err
+	}
+	res, err := b.Run(wide)
+	if err != nil {
+		return res, err
+	}
+	w := res.Out.Contiguous()
+	out := scatter.Tensor{Shape: w.Shape, Data: scatter.MakeData(dt, w.NumEl())}
+	for i := 0; i < w.NumEl(); i++ {
+		x := scatter.Float64At(w.Data, i)
+		scatter.SetFloat(out.Data, i, x) // to nearest
+		if y := scatter.Float64At(out.Data, i); !math.IsNaN(x) && math.Abs(y) > math.Abs(x) {
+			stepTowardZero(out.Data, i)
+		}
+	}
+	return scatter.Result{Out: out}, nil
+}
+
+// stepTowardZero moves a 16-bit float one step toward zero: its magnitude
+// bits count down.
+func stepTowardZero(data any, i int) {
+	switch d := data.(type) {
+	case []scatter.Float16:
+		d[i]--
+	case []scatter.BFloat16:
+		d[i]--
+	}
+}
+
+func is16(dt scatter.DType) bool { return dt == scatter.DTFloat16 || dt == scatter.DTBFloat16 }
+
+// widen converts a 16-bit float tensor to a contiguous float32 one
+// (exactly).
+func widen(t scatter.Tensor) scatter.Tensor {
+	c := t.Contiguous()
+	out := scatter.Tensor{Shape: c.Shape, Data: make([]float32, c.NumEl())}
+	for i := range out.Data.([]float32) {
+		out.Data.([]float32)[i] = float32(scatter.Float64At(c.Data, i))
+	}
+	return out
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/properties"
+	"github.com/scatterconf/scatter/reference"
+)
+
+// The likely bug of a failure: the mutant of package properties' zoo (a
+// reference backend with one known bug) whose answer to the failing call
+// is the implementation's. It turns "out[3]: got 0.99951171875" into
+// "looks like: float16/bfloat16 sums ... stored by truncation (mutant
+// half-truncated)".
+
+// likelyBug names the mutant class a failure looks like.
+type likelyBug struct {
+	Mutant string `json:"mutant"` // the mutant's name in properties.Mutants
+	Bug    string `json:"bug"`    // its bug, in a sentence
+	// Match is how the implementation's outcome matched the mutant's:
+	// "same outcome" (the same error code, or the same values element for
+	// element, NaN matching NaN and zeros of either sign matching) or
+	// "same verdict" (the same elements rejected, each on the same side of
+	// what was allowed).
+	Match string `json:"match"`
+}
+
+// String renders the line of the text report.
+func (l *likelyBug) String() string {
+	return fmt.Sprintf("looks like: %s (mutant %s, %s)", l.Bug, l.Mutant, l.Match)
+}
+
+// unclassifying are the mutants that cannot be compared on one call: one
+// answers differently from call to call, one panics, one writes into the
+// call's tensors (a modified input is its own failure kind).
+var unclassifying = []string{"flaky-duplicates", "panics-on-empty-index", "writes-self"}
+
+// maxLikelyElements bounds the outputs that classification compares (a
+// shrunk or spec call is far smaller), and maxClassified the failures of
+// a run it looks at: each runs every mutant on the call.
+const (
+	maxLikelyElements = 1 << 14
+	maxClassified     = 200
+)
+
+// classify sets f.Likely for a mismatch whose call and outcome are known
+// (spec cases, fixtures and random calls; a property's failure holds only
+// its call): the first mutant under the failure's profile, in the zoo's
+// order, that is wrong on the call and whose outcome is the
+// implementation's; failing that, the first whose outcome gets the same
+// verdict. Nothing is set when no mutant matches.
+func (f *failure) classify() {
+	if f.classified {
+		return
+	}
+	f.classified = true
+	if f.Kind != "mismatch" || f.call == nil || f.err == nil && f.res.Out.IsZero() {
+		return
+	}
+	f.Likely = likelyFor(f.call, f.profile, f.level, f.res, f.err)
+}
+
+// likelyFor returns the mutant class of outcome (res, err) of call c under
+// profile prof at level lvl, or nil.
+func likelyFor(c scatter.Call, prof scatter.Profile, lvl scatter.Level, res scatter.Result, err error) *likelyBug {
+	exp := reference.Expect(cloneCall(c), prof)
+	if exp.Codes() == nil && res.Out.NumEl() > maxLikelyElements {
+		return nil
+	}
+	var verdictMatch *likelyBug
+	for _, m := range properties.MutantsFor(prof) {
+		if slices.Contains(unclassifying, m.Name) {
+			continue
+		}
+		mres, merr, ok := runGuarded(m.Backend, cloneCall(c))
+		if !ok || exp.Check(lvl, mres, merr) == nil {
+			continue // the mutant is right on this call: its bug is not shown
+		}
+		if sameOutcome(res, err, mres, merr) {
+			return &likelyBug{Mutant: m.Name, Bug: m.Bug, Match: "same outcome"}
+		}
+		if verdictMatch == nil && sameVerdict(exp, lvl, res, err, mres, merr) {
+			verdictMatch = &likelyBug{Mutant: m.Name, Bug: m.Bug, Match: "same verdict"}
+		}
+	}
+	return verdictMatch
+}
+
+// runGuarded runs a mutant, a panic being no outcome (ok false).
+func runGuarded(b scatter.Backend, c scatter.Call) (res scatter.Result, err error, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	res, err = b.Run(c)
+	return res, err, true
+}
+
+// sameOutcome reports whether two outcomes are the same: both errors of
+// one code, or both results of one shape and dtype with equal values (a
+// NaN equals a NaN, -0 equals +0) and equal args.
+func sameOutcome(r1 scatter.Result, e1 error, r2 scatter.Result, e2 error) bool {
+	if e1 != nil || e2 != nil {
+		return e1 != nil && e2 != nil && scatter.CodeOf(e1) == scatter.CodeOf(e2)
+	}
+	return sameTensor(r1.Out, r2.Out) && (r1.Arg.IsZero() && r2.Arg.IsZero() || sameTensor(r1.Arg, r2.Arg))
+}
+
+// sameTensor compares two tensors' values (see sameOutcome).
+func sameTensor(a, b scatter.Tensor) bool {
+	if a.Validate() != nil || b.Validate() != nil || a.DType() != b.DType() || !slices.Equal(a.Shape, b.Shape) {
+		return false
+	}
+	pa, pb := a.Positions(), b.Positions()
+	for i := range pa {
+		if !sameValue(a.DType(), a.Data, pa[i], b.Data, pb[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameValue compares element i of x with element j of y.
+func sameValue(dt scatter.DType, x any, i int, y any, j int) bool {
+	if dt.IsFloat() {
+		u, v := scatter.Float64At(x, i), scatter.Float64At(y, j)
+		return u == v || math.IsNaN(u) && math.IsNaN(v)
+	}
+	return scatter.IntAt(x, i) == scatter.IntAt(y, j)
+}
+
+// sameVerdict reports whether two results of a call that must succeed
+// get the same verdict element by element: the same elements of out
+// conform, and every one that does not lies on the same side of its
+// allowed interval (or, where a set of values is allowed, is the same
+// value) in both. The args must be the same.
+func sameVerdict(exp *reference.Expectation, lvl scatter.Level, r1 scatter.Result, e1 error, r2 scatter.Result, e2 error) bool {
+	if e1 != nil || e2 != nil || exp.Codes() != nil {
+		return false
+	}
+	a, b := r1.Out, r2.Out
+	if a.Validate() != nil || b.Validate() != nil || a.DType() != b.DType() || !slices.Equal(a.Shape, b.Shape) ||
+		!(r1.Arg.IsZero() && r2.Arg.IsZero() || sameTensor(r1.Arg, r2.Arg)) {
+		return false
+	}
+	allowed, err := exp.Allowed(lvl)
+	if err != nil || allowed.Any || len(allowed.Out.Elems) != a.NumEl() {
+		return false
+	}
+	dt := a.DType()
+	pa, pb := a.Positions(), b.Positions()
+	bad := 0
+	for i, o := range allowed.Out.Elems {
+		u, v := scalarAt(dt, a.Data, pa[i]), scalarAt(dt, b.Data, pb[i])
+		cu, cv := o.Contains(u), o.Contains(v)
+		if cu != cv {
+			return false
+		}
+		if cu {
+			continue
+		}
+		bad++
+		if sameValue(dt, a.Data, pa[i], b.Data, pb[i]) {
+			continue
+		}
+		if !o.Range || !u.IsFloat() || side(o, u.Float64()) != side(o, v.Float64()) {
+			return false
+		}
+	}
+	return bad > 0
+}
+
+// side is -1 below an allowed interval, +1 above it, 0 for a NaN.
+func side(o reference.Outcomes, x float64) int {
+	switch {
+	case x < o.Lo:
+		return -1
+	case x > o.Hi:
+		return 1
+	}
+	return 0
+}
+
+// scalarAt returns element i of a tensor's data as the scalar kind the
+// allowed sets hold.
+func scalarAt(dt scatter.DType, data any, i int) scatter.Scalar {
+	switch {
+	case dt.IsFloat():
+		return scatter.Float(scatter.Float64At(data, i))
+	case dt == scatter.DTBool:
+		return scatter.Bool(scatter.IntAt(data, i) != 0)
+	}
+	return scatter.Int(scatter.IntAt(data, i))
+}
