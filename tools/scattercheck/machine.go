@@ -80,6 +80,8 @@ type jsonFailure struct {
 	Shrunk  bool   `json:"shrunk,omitempty"`
 	Stderr  string `json:"stderr,omitempty"`
 	Repro   string `json:"repro,omitempty"`
+	// LikelyBug is the mutant class the failure looks like (likely.go).
+	LikelyBug *likelyBug `json:"likely_bug,omitempty"`
 }
 
 func writeJSON(path string, runs []*runReport, warnings []string, ok bool) error {
@@ -126,7 +128,7 @@ func buildJSON(runs []*runReport, warnings []string, ok bool) jsonReport {
 			}
 			if f := cr.Failure; f != nil {
 				jc.Failure = &jsonFailure{Kind: f.Kind, Summary: f.Summary, Report: f.Report, Request: f.Request,
-					PyTorch: f.PyTorch, Shrunk: f.Shrunk, Stderr: f.Stderr, Repro: f.Repro}
+					PyTorch: f.PyTorch, Shrunk: f.Shrunk, Stderr: f.Stderr, Repro: f.Repro, LikelyBug: f.Likely}
 			}
 			jr.Cases = append(jr.Cases, jc)
 		}

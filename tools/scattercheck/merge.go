@@ -248,7 +248,7 @@ func caseFromJSON(jc jsonCase) *caseResult {
 	}
 	if f := jc.Failure; f != nil {
 		cr.Failure = &failure{Kind: f.Kind, Summary: f.Summary, Report: f.Report, Request: f.Request, PyTorch: f.PyTorch,
-			Shrunk: f.Shrunk, Stderr: f.Stderr, Repro: f.Repro, Seed: jc.Seed}
+			Shrunk: f.Shrunk, Stderr: f.Stderr, Repro: f.Repro, Seed: jc.Seed, Likely: f.LikelyBug, classified: true}
 	}
 	return cr
 }
