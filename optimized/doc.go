@@ -85,8 +85,13 @@
 // value on a tie, so it is the canonical result), it is bit-exact with the
 // canonical fold; for float sums, products and means it is not: the
 // chunks' partial sums are added in another order (conformant, within
-// the judge's any-order bounds). This is the path of W1, W3, W4, W6 and
-// W7. A float32 mean with include_self over a direct walk on two workers
+// the judge's any-order bounds). For those inexact reductions the work
+// (the copy of self, the fold, the merge) is handed out in chunks, 16 per
+// worker, to whichever worker asks first, and a helper that has not
+// started when the calling goroutine runs out of chunks is cancelled
+// rather than waited for (privateShared, parallelShare): on a loaded
+// machine a worker kept off its core for a scheduler slice delays
+// nothing. This is the path of W1, W3, W4, W6 and W7. A float32 mean with include_self over a direct walk on two workers
 // (W4) takes privateMean8 (mean8.go), one pass over the index: worker 0
 // sums a small chunk into the output and counts every contribution into
 // one-byte counters (a counter that wraps logs its element, worth 256),
@@ -155,6 +160,8 @@
 // count) records (twice an output-sized buffer for float32),
 // include_self=False adds a bitmap of the elements reached (1 bit each),
 // and row scatters count per output row (one int32 per row).
+// The output itself is allocated without zeroing (alloc.go): every path
+// writes all of it (self copied in first) before returning it.
 // Owner path: one accumulator set shared by the owners (none when the
 // output itself can accumulate), and the sort's records: 4 bytes plus one
 // element per contribution, or 12 bytes per row. Scratch buffers come
@@ -164,7 +171,8 @@
 // # Parallelism
 //
 // A persistent pool of Workers()-1 goroutines (default GOMAXPROCS) runs
-// the parallel parts; no atomics, no locks in the kernels. Go has no
+// the parallel parts; no atomics, no locks in the kernels (one atomic
+// counter per chunk handed out on privateShared). Go has no
 // prefetch intrinsic, so the prefetching kernels are assembly on amd64
 // (the Go loops elsewhere): the float sums (bfloat16 ones under torch-2
 // too, widened to float32 as they are read), the float32 amax and amin

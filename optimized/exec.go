@@ -1,6 +1,8 @@
 package optimized
 
 import (
+	"sync/atomic"
+
 	"github.com/scatterconf/scatter"
 )
 
@@ -395,6 +397,9 @@ func (r *runner[T, A]) private(W int) bool {
 		}
 		return r.privateMean(W)
 	}
+	if !r.j.exact {
+		return r.privateShared(W)
+	}
 	as := make([]*accs[A], W)
 	oks := make([]bool, W)
 	// self into out, split: the first touch of a fresh output is page
@@ -419,6 +424,70 @@ func (r *runner[T, A]) private(W int) bool {
 	parallel(W, func(w int) {
 		lo, hi := split(n, W, w)
 		r.finish(as, lo, hi)
+	})
+	return true
+}
+
+// privateShared is the private path of the inexact reductions (float
+// sums and products), whose partial results may merge in any grouping:
+// the work is handed out in chunks to whichever worker asks first
+// (parallelShare), so that a worker kept off its core by other processes
+// delays nothing, the others doing its share. Worker 0 (the calling
+// goroutine) accumulates into out itself, or into an accumulator
+// initialised from self; another worker allocates and initialises its
+// accumulator on its first chunk, and the merge takes only those.
+func (r *runner[T, A]) privateShared(W int) bool {
+	n := r.j.g.outN
+	nc := int64(16 * W)
+	as := make([]*accs[A], W)
+	defer func() {
+		for _, a := range as {
+			if a != nil {
+				a.free()
+			}
+		}
+	}()
+	// self into out: the first touch of a fresh output is page faults,
+	// too slow for worker 0 alone
+	cs := &chunks{n: nc}
+	parallelShare(W, func(w int) {
+		for c, ok := cs.take(); ok; c, ok = cs.take() {
+			lo, hi := split(r.outUnits, int(nc), c)
+			r.copySelf(lo*r.unitLen, hi*r.unitLen)
+		}
+	})
+	var bad atomic.Bool
+	cf := &chunks{n: nc}
+	parallelShare(W, func(w int) {
+		if w == 0 {
+			as[0] = r.alloc(0)
+			r.init(as[0], 0, 0, n)
+		}
+		for c, ok := cf.take(); ok && !bad.Load(); c, ok = cf.take() {
+			if as[w] == nil {
+				as[w] = r.alloc(w)
+				r.init(as[w], w, 0, n)
+			}
+			if lo, hi := split(r.units, int(nc), c); !r.fold(as[w], lo, hi) {
+				bad.Store(true)
+			}
+		}
+	})
+	if bad.Load() {
+		return false
+	}
+	used := make([]*accs[A], 0, W)
+	for _, a := range as {
+		if a != nil {
+			used = append(used, a)
+		}
+	}
+	cm := &chunks{n: nc}
+	parallelShare(W, func(w int) {
+		for c, ok := cm.take(); ok; c, ok = cm.take() {
+			lo, hi := split(r.outUnits, int(nc), c)
+			r.finish(used, lo*r.unitLen, hi*r.unitLen)
+		}
 	})
 	return true
 }

@@ -111,6 +111,18 @@ func f16FromF64(x float64) uint16 {
 	return sign | uint16(q)
 }
 
+// bf16FromF32 rounds a float32 to bfloat16, ties to even, every NaN to
+// 0x7fc0 (c10's rule): bf16FromF64(float64(x)) for every x, with float32's
+// bits (bfloat16 is float32's upper half, subnormals included).
+func bf16FromF32(x float32) uint16 {
+	b := math.Float32bits(x)
+	if b&0x7fffffff > 0x7f800000 {
+		return 0x7fc0
+	}
+	b += 0x7fff + (b>>16)&1
+	return uint16(b >> 16)
+}
+
 // bf16FromF64 is scatter.BFloat16FromFloat64 without floating-point library
 // calls.
 func bf16FromF64(x float64) uint16 {

@@ -216,6 +216,26 @@ func (h half) merge(op opKind, a, b float32) float32 {
 
 // finishHalfPlain merges float32 accumulators and rounds into out[lo:hi].
 func finishHalfPlain(h half, f *fin, out []uint16, accs [][]float32, lo, hi int) {
+	if h.bf && !h.perStep && f.op == opSum {
+		// W7: the float32 sums, rounded once (bf16FromF32)
+		o := out[lo:hi]
+		a0 := accs[0][lo:hi]
+		a0 = a0[:len(o)]
+		switch len(accs) {
+		case 1:
+			for i := range o {
+				o[i] = bf16FromF32(a0[i])
+			}
+			return
+		case 2:
+			a1 := accs[1][lo:hi]
+			a1 = a1[:len(o)]
+			for i := range o {
+				o[i] = bf16FromF32(a0[i] + a1[i])
+			}
+			return
+		}
+	}
 	for t := lo; t < hi; t++ {
 		a := accs[0][t]
 		for _, acc := range accs[1:] {

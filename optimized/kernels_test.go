@@ -174,3 +174,19 @@ func TestBF16Add(t *testing.T) {
 		check(a, uint16(r.Intn(1<<16)))
 	}
 }
+
+// bf16FromF32 against bf16FromF64 on every float32 whose low 16 bits are
+// one of the rounding cases (exact, just below, at and above the tie, the
+// largest), for every upper half: every sign, exponent and bfloat16
+// significand, with infinities and NaNs.
+func TestBF16FromF32LowHalves(t *testing.T) {
+	lows := []uint32{0, 1, 0x7ffe, 0x7fff, 0x8000, 0x8001, 0xc000, 0xffff}
+	for hi := uint32(0); hi < 1<<16; hi++ {
+		for _, lo := range lows {
+			x := math.Float32frombits(hi<<16 | lo)
+			if got, want := bf16FromF32(x), bf16FromF64(float64(x)); got != want {
+				t.Fatalf("bf16FromF32(%#08x) = %#04x, want %#04x", hi<<16|lo, got, want)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package optimized
 import (
 	"math/bits"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -53,6 +54,54 @@ func parallel(n int, fn func(i int)) {
 	}
 	fn(0)
 	wg.Wait()
+}
+
+// parallelShare runs fn(0) on the calling goroutine and fn(1), ...,
+// fn(n-1) on the pool, for work that the calls share out among
+// themselves (chunks taken from a counter, see chunks): a pool task that
+// has not started when fn(0) returns is not waited for but cancelled, as
+// fn(0) has then taken all the work left. On a loaded machine a helper
+// may wait for a core for a scheduler time slice; the caller then does
+// its share instead of waiting. It returns when every started task has
+// returned.
+func parallelShare(n int, fn func(i int)) {
+	if n <= 1 {
+		if n == 1 {
+			fn(0)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	started := make([]atomic.Bool, n)
+	for i := 1; i < n; i++ {
+		wg.Add(1)
+		pool.tasks <- func() {
+			if started[i].CompareAndSwap(false, true) {
+				fn(i)
+				wg.Done()
+			}
+		}
+	}
+	fn(0)
+	for i := 1; i < n; i++ {
+		if started[i].CompareAndSwap(false, true) { // cancelled: it will do nothing
+			wg.Done()
+		}
+	}
+	wg.Wait()
+}
+
+// chunks hands out the chunks 0, 1, ..., n-1 of some work, each once,
+// to whichever worker asks first.
+type chunks struct {
+	next atomic.Int64
+	n    int64
+}
+
+// take returns the next chunk, or false when none is left.
+func (c *chunks) take() (int, bool) {
+	k := c.next.Add(1) - 1
+	return int(k), k < c.n
 }
 
 // split returns the bounds of part i of n equal parts of [0, total).
