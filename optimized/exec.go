@@ -628,7 +628,16 @@ type sortPlan struct {
 	starts []int   // per bucket, and the end
 	cursor [][]int // per worker and bucket: the next record slot
 	bounds []int   // owner p takes buckets [bounds[p], bounds[p+1])
+	// groups: finer ranges of about equal weight, groups[g] to
+	// groups[g+1], ownerGroups per worker, handed out to the owners as
+	// they ask
+	groups []int
 }
+
+// ownerGroups is the number of bucket ranges per worker that the owner
+// paths hand out: a worker kept off its core by other processes leaves
+// its ranges to the others (parallelShare).
+const ownerGroups = 16
 
 // plan is the owner paths' first pass: it validates every index value and
 // counts the units per bucket, then lays out the records and balances the
@@ -666,6 +675,7 @@ func (r *runner[T, A]) plan(W, perWorker int) (*sortPlan, bool) {
 	}
 	p.starts[nb] = pos
 	p.bounds = balance(weights, W)
+	p.groups = balance(weights, min(ownerGroups*W, nb))
 	return p, true
 }
 
@@ -681,21 +691,32 @@ func (p *sortPlan) lopsided() bool {
 	return false
 }
 
-// ownerRun is the owner paths' last pass: owner p copies self into its
-// output range, initialises its accumulators there, folds its records
-// (fold(a, s, e) folds records [s, e)) and finishes the range.
+// ownerRun is the owner paths' last pass: for each group of buckets,
+// taken by whichever worker asks first, the worker copies self into the
+// group's output range, initialises its accumulators there, folds its
+// records (fold(a, s, e) folds records [s, e)) and finishes the range.
 func (r *runner[T, A]) ownerRun(W int, p *sortPlan, fold func(a *accs[A], s, e int)) {
 	a := r.alloc(0)
 	defer a.free()
-	parallel(W, func(o int) {
-		bLo, bHi := p.bounds[o], p.bounds[o+1]
-		lo := min(bLo<<p.shift, r.outUnits) * r.unitLen
-		hi := min(bHi<<p.shift, r.outUnits) * r.unitLen
-		r.copySelf(lo, hi)
-		r.init(a, 0, lo, hi)
-		fold(a, p.starts[bLo], p.starts[bHi])
-		r.finish([]*accs[A]{a}, lo, hi)
+	cg := &chunks{n: int64(len(p.groups) - 1)}
+	parallelShare(W, func(int) {
+		for g, ok := cg.take(); ok; g, ok = cg.take() {
+			r.ownerRange(a, p, p.groups[g], p.groups[g+1], fold)
+		}
 	})
+}
+
+// ownerRange runs buckets [bLo, bHi) of the owner paths' last pass.
+func (r *runner[T, A]) ownerRange(a *accs[A], p *sortPlan, bLo, bHi int, fold func(a *accs[A], s, e int)) {
+	if bLo >= bHi {
+		return
+	}
+	lo := min(bLo<<p.shift, r.outUnits) * r.unitLen
+	hi := min(bHi<<p.shift, r.outUnits) * r.unitLen
+	r.copySelf(lo, hi)
+	r.init(a, 0, lo, hi)
+	fold(a, p.starts[bLo], p.starts[bHi])
+	r.finish([]*accs[A]{a}, lo, hi)
 }
 
 // owner is the owner path of element scatters. It sorts the
