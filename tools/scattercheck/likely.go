@@ -135,9 +135,9 @@ func sameValue(dt scatter.DType, x any, i int, y any, j int) bool {
 
 // sameVerdict reports whether two results of a call that must succeed
 // get the same verdict element by element: the same elements of out
-// conform, and every one that does not lies on the same side of its
-// allowed interval (or, where a set of values is allowed, is the same
-// value) in both. The args must be the same.
+// conform, and every one that does not is the same value in both or lies
+// on the same side (below or above) of what is allowed there. The args
+// must be the same.
 func sameVerdict(exp *reference.Expectation, lvl scatter.Level, r1 scatter.Result, e1 error, r2 scatter.Result, e2 error) bool {
 	if e1 != nil || e2 != nil || exp.Codes() != nil {
 		return false
@@ -167,19 +167,34 @@ func sameVerdict(exp *reference.Expectation, lvl scatter.Level, r1 scatter.Resul
 		if sameValue(dt, a.Data, pa[i], b.Data, pb[i]) {
 			continue
 		}
-		if !o.Range || !u.IsFloat() || side(o, u.Float64()) != side(o, v.Float64()) {
+		if !u.IsFloat() {
+			return false
+		}
+		su := side(o, u.Float64())
+		if su == 0 || su != side(o, v.Float64()) {
 			return false
 		}
 	}
 	return bad > 0
 }
 
-// side is -1 below an allowed interval, +1 above it, 0 for a NaN.
+// side is -1 below the hull of an element's allowed outcomes (its
+// interval and its values, NaN aside), +1 above it, 0 inside it or for a
+// NaN (where only the same value is the same verdict).
 func side(o reference.Outcomes, x float64) int {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	if o.Range {
+		lo, hi = o.Lo, o.Hi
+	}
+	for _, w := range o.Values {
+		if f := w.Float64(); !math.IsNaN(f) {
+			lo, hi = min(lo, f), max(hi, f)
+		}
+	}
 	switch {
-	case x < o.Lo:
+	case x < lo:
 		return -1
-	case x > o.Hi:
+	case x > hi:
 		return 1
 	}
 	return 0

@@ -2,8 +2,10 @@ package main
 
 import (
 	"math"
+	"slices"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/reference"
 )
 
 // The bug modes: the reference with one known bug, answering every
@@ -15,6 +17,8 @@ var bugModes = map[string]func(b scatter.Backend, c scatter.Call) (scatter.Resul
 	"negative-index-wrapped": negativeIndexWrapped,
 	"bool-sum-as-and":        boolSumAsAnd,
 	"half-truncated":         halfTruncated,
+	"half-per-step":          halfPerStep,
+	"mean-of-accumulator":    meanOfAccumulator,
 }
 
 // nanDropped: amax/amin compare with > and < only, so a NaN in src never
@@ -167,4 +171,62 @@ func widen(t scatter.Tensor) scatter.Tensor {
 		out.Data.([]float32)[i] = float32(scatter.Float64At(c.Data, i))
 	}
 	return out
+}
+
+// perStep is the reference of the profile that rounds 16-bit sums,
+// products and means to the dtype after every step (PyTorch 1.13).
+var perStep = reference.New(scatter.Torch113)
+
+// halfPerStep: float16/bfloat16 scatter_add and scatter_reduce sums,
+// means and products round every step to the dtype where torch 2
+// accumulates in float32 and rounds once (class half-accumulates-in-dtype):
+// the torch-1.13 reference's fold, for the calls both profiles accept.
+func halfPerStep(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	if err != nil {
+		return res, err
+	}
+	var dt scatter.DType
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+		dt = x.Self.DType()
+	case scatter.ScatterReduce:
+		if x.Reduce == scatter.ReduceAmax || x.Reduce == scatter.ReduceAmin {
+			return res, err
+		}
+		dt = x.Self.DType()
+	default:
+		return res, err
+	}
+	if !is16(dt) {
+		return res, err
+	}
+	if r, e := perStep.Run(c); e == nil && slices.Equal(r.Out.Shape, res.Out.Shape) {
+		return r, nil
+	}
+	return res, err
+}
+
+// meanOfAccumulator: a float16/bfloat16 scatter_reduce mean divides the
+// float32 accumulator and rounds once, where torch 2 stores the sum in the
+// dtype and divides that (class mean-divides-accumulator): the reference
+// run on float32 copies, rounded to the dtype.
+func meanOfAccumulator(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	x, ok := c.(scatter.ScatterReduce)
+	if err != nil || !ok || x.Reduce != scatter.ReduceMean || !is16(x.Self.DType()) || x.Src.DType() != x.Self.DType() {
+		return res, err
+	}
+	dt := x.Self.DType()
+	x.Self, x.Src = widen(x.Self), widen(x.Src)
+	w, werr := b.Run(x)
+	if werr != nil {
+		return res, err
+	}
+	wc := w.Out.Contiguous()
+	out := scatter.Tensor{Shape: wc.Shape, Data: scatter.MakeData(dt, wc.NumEl())}
+	for i := 0; i < wc.NumEl(); i++ {
+		scatter.SetFloat(out.Data, i, scatter.Float64At(wc.Data, i))
+	}
+	return scatter.Result{Out: out}, nil
 }
