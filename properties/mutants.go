@@ -69,6 +69,9 @@ var zoo = []mutantEntry{
 	{name: "nan-dropped-amax",
 		bug: "amax/amin compare with > and < only, so a NaN in src never wins (dropped) instead of propagating",
 		run: nanDroppedAmax},
+	{name: "nan-dropped-index-reduce",
+		bug: "index_reduce amax/amin alone compare with > and <, so a NaN in source never wins (dropped) instead of propagating",
+		run: nanDroppedIndexReduce},
 	{name: "include-self-ignored",
 		bug: "include_self=False is ignored: self always takes part in the reduction",
 		run: includeSelfIgnored},
@@ -258,6 +261,17 @@ func nanDroppedAmax(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 		x.Src = dropNaN(x.Src, x.Reduce)
 		c = x
 	case scatter.IndexReduce:
+		x.Source = dropNaN(x.Source, x.Reduce)
+		c = x
+	}
+	return b.Run(c)
+}
+
+// nanDroppedIndexReduce runs the mutant nan-dropped-index-reduce: the
+// bug of nan-dropped-amax in index_reduce's own kernel only, so that the
+// suite shows it there too.
+func nanDroppedIndexReduce(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	if x, ok := c.(scatter.IndexReduce); ok {
 		x.Source = dropNaN(x.Source, x.Reduce)
 		c = x
 	}
