@@ -12,9 +12,11 @@ import (
 // the scatter family fold in the canonical order (self first, then the
 // contributions in increasing position along dim) but with a wrong
 // arithmetic: another rounding mode, another accumulation precision, or
-// the mean divided in another precision. Each computes every step from
-// the exact operation (math/big) and rounds it with its own rule, so the
-// mutant is wrong by exactly its bug and nothing else.
+// the mean divided in another precision. Each refolding mutant computes
+// every step from the exact operation (math/big) and rounds it with its
+// own rule, so that it is wrong by exactly its bug and nothing else
+// (TestRefoldNearestIsReference: with the profile's rule the refold is the
+// reference, bit for bit).
 //
 // The profile's arithmetic, which each one departs from (PROFILES.md,
 // scatter.Profile.RoundsPerStep):
@@ -150,8 +152,8 @@ func quotient(a, c float64) (*big.Float, bool) {
 	return q, q.Acc() != big.Exact
 }
 
-// foldRule is a mutant arithmetic: where the accumulator lives, how every
-// rounding is done and how the mean divides.
+// foldRule is a mutant arithmetic: where the accumulator lives and how
+// every rounding is done.
 type foldRule struct {
 	// acc is the accumulator's format for the call's groups.
 	acc func(g foldGroups) fpFormat
