@@ -34,6 +34,13 @@ import (
 // count reaches 256 (where bfloat16's count would saturate) are the
 // reference's. mean-divides-accumulator is the one that does not refold
 // (meanDividesAccumulator).
+//
+// Double rounding through float32 where a 16-bit profile rounds once has
+// no mutant for float16 and bfloat16: float32 has at least 2p + 2 bits for
+// p = 11 and 8, so fl_D(fl32(x)) = fl_D(x) for the sum, product or
+// quotient x of two dtype values (Figueroa, 1995), and for float32 data
+// float32 is the dtype itself; no implementation could show it.
+// float64-via-float32 is the double rounding that loses bits.
 
 // rmode is a rounding rule of a format's values.
 type rmode uint8
