@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -115,8 +116,8 @@ func renderFrameworks(table []framework, reports []loadedReport) string {
 		case adapter == "":
 			adapter = "(the installed binary)"
 		}
-		xf := "—"
-		if fw.Xfail != "" {
+		xf := "—" // none, or no such file: nothing is expected to fail
+		if _, err := os.Stat(fw.Xfail); fw.Xfail != "" && err == nil {
 			xf = "`" + strings.TrimPrefix(fw.Xfail, "tools/adapters/") + "`"
 		}
 		for _, r := range lr.rep.Runs {
@@ -348,7 +349,8 @@ func renderDifferences(reports []loadedReport) string {
 }
 
 // renderRepros is each repro script's output as the dashboard last ran
-// it (kept in the reports), once per script.
+// it (kept in the reports), once per script; $SCATTER_CACHE stands for
+// the cache folder (${SCATTER_CACHE:-$HOME/.cache/scatter}).
 func renderRepros(reports []loadedReport) string {
 	var b strings.Builder
 	seen := map[string]bool{}
@@ -358,7 +360,9 @@ func renderRepros(reports []loadedReport) string {
 			continue
 		}
 		seen[d.Repro] = true
-		fmt.Fprintf(&b, "`%s` (run beside the %s report):\n\n```\n%s\n```\n\n", d.Repro, lr.fw.Name, d.ReproOutput)
+		// the cache folder as the environment variable that names it
+		out := strings.ReplaceAll(d.ReproOutput, cacheDir()+"/", "$SCATTER_CACHE/")
+		fmt.Fprintf(&b, "`%s` (run beside the %s report):\n\n```\n%s\n```\n\n", d.Repro, lr.fw.Name, out)
 	}
 	if b.Len() == 0 {
 		b.WriteString("No repro script has been run.\n")
