@@ -118,6 +118,7 @@ type dashConfig struct {
 // not written, and the dashboard stops.
 var errCutShort = errors.New("the gate run was cut short; its report is not written")
 
+// runDashboard is scattercheck dashboard over the frameworks table.
 func runDashboard(args []string, stdout, stderr io.Writer) int {
 	return dashboard(frameworks, args, stdout, stderr)
 }
