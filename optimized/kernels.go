@@ -536,6 +536,9 @@ func finishMean[T num](f *fin, out []T, cnts [][]int32, lo, hi int) {
 // finishSeen is finishCount for accumulators whose reached elements are
 // marked in bitmaps (no counts: include_self=False without mean).
 func finishSeen[T num](f *fin, out []T, accs [][]T, seen [][]uint64, lo, hi int) {
+	if finishSeenExt2(f, out, accs, seen, lo, hi) {
+		return
+	}
 	fo := newFinOne[T](f)
 	for t := lo; t < hi; t++ {
 		w, bit := t>>6, uint64(1)<<(t&63)
@@ -554,6 +557,35 @@ func finishSeen[T num](f *fin, out []T, accs [][]T, seen [][]uint64, lo, hi int)
 		}
 		out[t] = fo.do(a, 1)
 	}
+}
+
+// finishSeenExt2 is finishSeen for float32 amax or amin on two workers
+// (W3's private path), with the branch-free functors and no generic
+// dispatch per element; false when it does not apply.
+func finishSeenExt2[T num](f *fin, out []T, accs [][]T, seen [][]uint64, lo, hi int) bool {
+	o, ok := any(out).([]float32)
+	if !ok || len(accs) != 2 || f.mean || f.op != opAmax && f.op != opAmin || lo >= hi {
+		return false
+	}
+	a0, a1 := any(accs[0]).([]float32), any(accs[1]).([]float32)
+	s0, s1 := seen[0], seen[1]
+	isMax := f.op == opAmax
+	for t := lo; t < hi; t++ {
+		w, sh := t>>6, uint(t)&63
+		if (s0[w]|s1[w])>>sh&1 == 0 {
+			continue // not reached: out keeps self
+		}
+		x := a0[t]
+		if s1[w]>>sh&1 != 0 {
+			if isMax {
+				x = amax32(x, a1[t])
+			} else {
+				x = amin32(x, a1[t])
+			}
+		}
+		o[t] = x
+	}
+	return true
 }
 
 // finishRows is finishCount for row scatters: plain accumulators and
