@@ -83,9 +83,11 @@ func parseNum(t *testing.T, raw json.RawMessage) float64 {
 }
 
 func TestOracleService(t *testing.T) {
-	// a float32 sum of three terms: conformant allows an interval
+	// a float32 sum of self and nine terms: beyond the groups whose results
+	// are enumerated (reference/enumerate.go), conformant allows an interval
 	sum := scatter.ScatterAdd{Self: scatter.FromSlice([]float32{0, 5}), Dim: 0,
-		Index: scatter.FromSlice([]int64{0, 0, 0}), Src: scatter.FromSlice([]float32{0.1, 0.2, 0.3})}
+		Index: scatter.FromSlice([]int64{0, 0, 0, 0, 0, 0, 0, 0, 0}),
+		Src:   scatter.FromSlice([]float32{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9})}
 	dup := scatter.Scatter{Self: scatter.FromSlice([]float32{0, 0}), Dim: 0,
 		Index: scatter.FromSlice([]int64{1, 1}), Src: scatter.FromSlice([]float32{1, 2})}
 	bad := scatter.Gather{Input: scatter.FromSlice([]float32{1, 2}), Dim: 0, Index: scatter.FromSlice([]int64{5})}
