@@ -166,7 +166,7 @@ var zoo = []mutantEntry{
 
 	// bugs found in the wild (mutants_wild.go)
 	{name: "expanded-index-misread",
-		bug: "a fast path for column-expanded indices (dim 0, floating scatter_add and scatter_reduce sum/mean) checks only the index's stride along dim and reads a strided index as if expanded from its first column",
+		bug: "a fast path for indices expanded from a vector along dim (floating scatter_add and scatter_reduce sum/mean) checks only that the index has stride 1 along dim, and reads any other such index as if expanded from its first fiber",
 		run: expandedIndexMisread},
 	{name: "bool-sum-as-and",
 		bug: "a bool sum (scatter_add, scatter_reduce sum, scatter reduce add) is computed as a logical and instead of or",

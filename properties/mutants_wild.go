@@ -11,25 +11,26 @@ import (
 // gives.
 
 // expandedIndexMisread runs the mutant expanded-index-misread: a fast
-// path for an index expanded from a column (PyTorch's CPU scatter_add and
-// scatter_reduce sum/mean for floating types along dim 0) whose test of
-// eligibility looks only at the index's stride along dim (1), so that a
-// transposed or otherwise strided index is read as if every other
-// dimension had stride 0: each row takes its first element's target.
+// path for an index expanded from a vector along dim (PyTorch's CPU
+// scatter_add and scatter_reduce sum/mean for floating types along dim 0;
+// any dim in later fast paths) whose test of eligibility looks only at
+// the index's stride along dim (1), so that a transposed, strided or plain
+// contiguous index is read as if every other dimension had stride 0:
+// each position takes the target of the first one of its fiber along dim.
 // pytorch/pytorch#99595 (the eligibility check), #129093 and #151978
 // (wrong values for expanded or strided index layouts on a fast path).
 func expandedIndexMisread(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 	misread := func(self, index scatter.Tensor, dim int) (scatter.Tensor, bool) {
 		d, ok := scatter.WrapDim(dim, self.Dim())
-		if !ok || d != 0 || !self.DType().IsFloat() || index.Validate() != nil || index.Dim() < 2 || index.Strides == nil {
+		if !ok || !self.DType().IsFloat() || index.Validate() != nil || index.Dim() < 2 || d >= index.Dim() {
 			return index, false
 		}
 		st := index.StridesOrDefault()
-		if st[0] != 1 {
+		if st[d] != 1 {
 			return index, false
 		}
 		expanded := make([]int, len(st))
-		expanded[0] = 1
+		expanded[d] = 1
 		if slices.Equal(st, expanded) {
 			return index, false // truly expanded: the fast path is right
 		}
