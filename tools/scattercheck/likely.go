@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/properties"
@@ -26,11 +27,18 @@ type likelyBug struct {
 	// "same verdict" (the same elements rejected, each on the same side of
 	// what was allowed).
 	Match string `json:"match"`
+	// Also names the other mutants that match as well (one call cannot
+	// tell them apart), in the zoo's order.
+	Also []string `json:"also,omitempty"`
 }
 
 // String renders the line of the text report.
 func (l *likelyBug) String() string {
-	return fmt.Sprintf("looks like: %s (mutant %s, %s)", l.Bug, l.Mutant, l.Match)
+	s := fmt.Sprintf("looks like: %s (mutant %s, %s)", l.Bug, l.Mutant, l.Match)
+	if len(l.Also) > 0 {
+		s += "; or " + strings.Join(l.Also, ", ")
+	}
+	return s
 }
 
 // unclassifying are the mutants that cannot be compared on one call: one
@@ -64,13 +72,22 @@ func (f *failure) classify() {
 }
 
 // likelyFor returns the mutant class of outcome (res, err) of call c under
-// profile prof at level lvl, or nil.
+// profile prof at level lvl, or nil: the first mutant with the same
+// outcome, the others with the same outcome in Also; failing any, the
+// same for the same verdict.
 func likelyFor(c scatter.Call, prof scatter.Profile, lvl scatter.Level, res scatter.Result, err error) *likelyBug {
 	exp := reference.Expect(cloneCall(c), prof)
 	if exp.Codes() == nil && res.Out.NumEl() > maxLikelyElements {
 		return nil
 	}
-	var verdictMatch *likelyBug
+	var outcome, verdict *likelyBug
+	add := func(l **likelyBug, m properties.Mutant, match string) {
+		if *l == nil {
+			*l = &likelyBug{Mutant: m.Name, Bug: m.Bug, Match: match}
+		} else {
+			(*l).Also = append((*l).Also, m.Name)
+		}
+	}
 	for _, m := range properties.MutantsFor(prof) {
 		if slices.Contains(unclassifying, m.Name) {
 			continue
@@ -79,14 +96,17 @@ func likelyFor(c scatter.Call, prof scatter.Profile, lvl scatter.Level, res scat
 		if !ok || exp.Check(lvl, mres, merr) == nil {
 			continue // the mutant is right on this call: its bug is not shown
 		}
-		if sameOutcome(res, err, mres, merr) {
-			return &likelyBug{Mutant: m.Name, Bug: m.Bug, Match: "same outcome"}
-		}
-		if verdictMatch == nil && sameVerdict(exp, lvl, res, err, mres, merr) {
-			verdictMatch = &likelyBug{Mutant: m.Name, Bug: m.Bug, Match: "same verdict"}
+		switch {
+		case sameOutcome(res, err, mres, merr):
+			add(&outcome, m, "same outcome")
+		case outcome == nil && sameVerdict(exp, lvl, res, err, mres, merr):
+			add(&verdict, m, "same verdict")
 		}
 	}
-	return verdictMatch
+	if outcome != nil {
+		return outcome
+	}
+	return verdict
 }
 
 // runGuarded runs a mutant, a panic being no outcome (ok false).

@@ -18,6 +18,8 @@ var bugModes = map[string]func(b scatter.Backend, c scatter.Call) (scatter.Resul
 	"bool-sum-as-and":        boolSumAsAnd,
 	"half-truncated":         halfTruncated,
 	"half-per-step":          halfPerStep,
+	"half-round-half-away":   storeWith(roundHalfAway),
+	"half-round-to-odd":      storeWith(roundToOdd),
 	"mean-of-accumulator":    meanOfAccumulator,
 }
 
@@ -229,4 +231,102 @@ func meanOfAccumulator(b scatter.Backend, c scatter.Call) (scatter.Result, error
 		scatter.SetFloat(out.Data, i, scatter.Float64At(wc.Data, i))
 	}
 	return scatter.Result{Out: out}, nil
+}
+
+// storeWith: float16/bfloat16 scatter_add and scatter_reduce sums, means
+// and products accumulated in float32 (as torch 2 does) but stored in the
+// dtype with rounding rule round instead of to nearest, ties to even
+// (classes rounds-half-away and rounds-to-odd, whose float32 steps round
+// alike too; they answer alike wherever those steps have no tie).
+func storeWith(round func(x float64, down, up uint16, val func(uint16) float64) uint16) func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+		var wide scatter.Call
+		var dt scatter.DType
+		switch x := c.(type) {
+		case scatter.ScatterAdd:
+			dt = x.Self.DType()
+			if !is16(dt) || x.Src.DType() != dt || x.Self.Validate() != nil || x.Src.Validate() != nil {
+				return b.Run(c)
+			}
+			x.Self, x.Src = widen(x.Self), widen(x.Src)
+			wide = x
+		case scatter.ScatterReduce:
+			dt = x.Self.DType()
+			if !is16(dt) || x.Src.DType() != dt || x.Reduce == scatter.ReduceAmax || x.Reduce == scatter.ReduceAmin ||
+				x.Self.Validate() != nil || x.Src.Validate() != nil {
+				return b.Run(c)
+			}
+			x.Self, x.Src = widen(x.Self), widen(x.Src)
+			wide = x
+		default:
+			return b.Run(c)
+		}
+		if res, err := b.Run(c); err != nil {
+			return res, err
+		}
+		res, err := b.Run(wide)
+		if err != nil {
+			return res, err
+		}
+		w := res.Out.Contiguous()
+		out := scatter.Tensor{Shape: w.Shape, Data: scatter.MakeData(dt, w.NumEl())}
+		for i := 0; i < w.NumEl(); i++ {
+			x := scatter.Float64At(w.Data, i)
+			scatter.SetFloat(out.Data, i, math.Abs(x)) // the magnitude to nearest
+			if math.IsNaN(x) || math.IsInf(x, 0) || scatter.Float64At(out.Data, i) == math.Abs(x) {
+				scatter.SetFloat(out.Data, i, x)
+				continue
+			}
+			bits, val := magnitudeBits(out.Data, i)
+			down, up := bits, bits+1
+			if scatter.Float64At(out.Data, i) > math.Abs(x) {
+				down, up = bits-1, bits
+			}
+			setMagnitudeBits(out.Data, i, round(math.Abs(x), down, up, val), math.Signbit(x))
+		}
+		return scatter.Result{Out: out}, nil
+	}
+}
+
+// roundHalfAway picks, for a magnitude x between the dtype's neighbours
+// down < x < up (bit patterns whose values val gives), the nearer, and up
+// at a tie.
+func roundHalfAway(x float64, down, up uint16, val func(uint16) float64) uint16 {
+	if x-val(down) >= val(up)-x {
+		return up
+	}
+	return down
+}
+
+// roundToOdd picks the neighbour whose last bit is 1.
+func roundToOdd(_ float64, down, up uint16, _ func(uint16) float64) uint16 {
+	if down&1 == 1 {
+		return down
+	}
+	return up
+}
+
+// magnitudeBits returns element i's bit pattern (a non-negative 16-bit
+// float) and the value of a bit pattern of its dtype.
+func magnitudeBits(data any, i int) (uint16, func(uint16) float64) {
+	switch d := data.(type) {
+	case []scatter.Float16:
+		return uint16(d[i]), func(b uint16) float64 { return scatter.Float16(b).Float64() }
+	case []scatter.BFloat16:
+		return uint16(d[i]), func(b uint16) float64 { return scatter.BFloat16(b).Float64() }
+	}
+	return 0, func(uint16) float64 { return 0 }
+}
+
+// setMagnitudeBits stores a magnitude's bit pattern with a sign.
+func setMagnitudeBits(data any, i int, bits uint16, neg bool) {
+	if neg {
+		bits |= 0x8000
+	}
+	switch d := data.(type) {
+	case []scatter.Float16:
+		d[i] = scatter.Float16(bits)
+	case []scatter.BFloat16:
+		d[i] = scatter.BFloat16(bits)
+	}
 }

@@ -22,6 +22,8 @@
 //	misbehave -mode bool-sum-as-and         bool sums are logical ands
 //	misbehave -mode half-truncated          16-bit sums, means and products truncate
 //	misbehave -mode half-per-step           16-bit sums round every step to the dtype
+//	misbehave -mode half-round-half-away    16-bit sums stored rounding ties away from zero
+//	misbehave -mode half-round-to-odd       16-bit sums stored rounding to odd
 //	misbehave -mode mean-of-accumulator     16-bit means divide the float32 accumulator
 //
 // -every N (default 1) picks which requests misbehave: the Nth, 2Nth, ...
@@ -44,7 +46,7 @@ import (
 
 var modes = []string{"hang", "crash", "garbage", "slow", "wrong-shape", "wrong-dtype", "truncated-base64",
 	"huge-size", "wrong-id", "no-hello", "nan-dropped", "negative-index-wrapped", "bool-sum-as-and", "half-truncated",
-	"half-per-step", "mean-of-accumulator"}
+	"half-per-step", "half-round-half-away", "half-round-to-odd", "mean-of-accumulator"}
 
 func main() {
 	mode := flag.String("mode", "", fmt.Sprintf("how to misbehave: one of %q", modes))
