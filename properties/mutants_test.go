@@ -104,8 +104,8 @@ var longTier = map[string]string{
 // up to three seeds (fresh ones, logged), so that a miss of the suite fails
 // the test, not a seed's bad luck.
 var rareAtDefault = map[string]string{
-	"mean-divides-accumulator": "only 16-bit means of 3 or more terms (not a power of two) whose float32 sum is inexact in the dtype show it; 1 seed in 15 to 20 misses it",
-	"half-accumulates-in-float32": "only 16-bit groups of 3 or more terms show it (for 2, rounding through float32 is innocuous); about 1 seed in 30 misses it",
+	"mean-divides-accumulator":       "only 16-bit means of 3 or more terms (not a power of two) whose float32 sum is inexact in the dtype show it; 1 seed in 15 to 20 misses it",
+	"half-accumulates-in-float32":    "only 16-bit groups of 3 or more terms show it (for 2, rounding through float32 is innocuous); about 1 seed in 30 misses it",
 	"float32-accumulates-in-float64": "only float32 groups of 3 or more terms show it (for 2, rounding through float64 is innocuous); about 1 seed in 30 misses it at the strict level",
 }
 
