@@ -27,6 +27,16 @@ show("float32 tf.add(1e-45, 0.)  (elementwise, for comparison)", lambda: tf.add(
 bf = lambda *v: tf.constant(v, tf.bfloat16)
 show("bfloat16 tensor_scatter_nd_min([2^-133], [[0]], [0]) (bits)", lambda: tf.bitcast(tf.tensor_scatter_nd_min(bf(2.0**-133), t(0), bf(0)), tf.uint16))
 show("bfloat16 tensor_scatter_nd_max([-inf], [[0],[0]], [-2^-133, 2^-133]) (bits)", lambda: tf.bitcast(tf.tensor_scatter_nd_max(bf(-float("inf")), t(0, 0), bf(-2.0**-133, 2.0**-133)), tf.uint16))
+# 16-bit sums, means and products rounded at every step; PyTorch 2.14.1 (tools/torchenv/run sid)
+# accumulates in float32 and rounds once: 2058, 266, 187.125, -2250, 1.23046875.
+f16 = lambda *v: tf.constant(v, tf.float16)
+show("float16 tensor_scatter_nd_add([2048], [[0]]*10, ones)  (torch 2: 2058)", lambda: tf.tensor_scatter_nd_add(f16(2048), t(*[0]*10), f16(*[1]*10)))
+show("bfloat16 tensor_scatter_nd_add([256], [[0]]*10, ones)  (torch 2: 266)", lambda: tf.cast(tf.tensor_scatter_nd_add(bf(256), t(*[0]*10), bf(*[1]*10)), tf.float32))
+show("float16 unsorted_segment_mean([2048]+[1]*10, [0]*11, 1)  (torch 2: 187.125)", lambda: tf.math.unsorted_segment_mean(f16(2048, *[1]*10), [0]*11, 1))
+show("float16 unsorted_segment_prod([8920,0.0149,-16.92], [0]*3, 1)  (torch 2: -2250)", lambda: tf.math.unsorted_segment_prod(f16(8920, 0.0149002075, -16.921875), [0]*3, 1))
+show("float16 unsorted_segment_sum([1.23,-65504,65504], [0]*3, 1)  (torch 2: 1.23046875)", lambda: tf.math.unsorted_segment_sum(f16(1.23, -65504, 65504), [0]*3, 1))
+# subnormal products flushed: PyTorch 2.14.1 gives -1e-323
+show("float64 unsorted_segment_prod([-5e-324, 2], [0,0], 1)  (torch: -1e-323)", lambda: tf.math.unsorted_segment_prod(tf.constant([-5e-324, 2.0], tf.float64), [0, 0], 1))
 show("tensor_scatter_nd_update([0,0,0], [[-1]], [1])", lambda: tf.tensor_scatter_nd_update(f32(0, 0, 0), t(-1), f32(1)))
 show("tensor_scatter_nd_add([0,0,0], [[3]], [1])", lambda: tf.tensor_scatter_nd_add(f32(0, 0, 0), t(3), f32(1)))
 show("gather_nd([1,2,3], [[3]])", lambda: tf.gather_nd(f32(1, 2, 3), t(3)))

@@ -33,5 +33,15 @@ show("float32 zeros(3).scatter(0, [3], [1])", lambda: Tensor.zeros(3).contiguous
 show("float32 zeros(3).scatter(0, [-1], [1])", lambda: Tensor.zeros(3).contiguous().scatter(0, I(-1), f32(1)))
 show("float32 [1,2,3].gather(0, [3, -1])", lambda: f32(1, 2, 3).gather(0, I(3, -1)))
 show("int64 [0,0].scatter_reduce(0, [0,0], [-3,-4], 'mean', include_self=False)", lambda: Tensor(np.array([0, 0], np.int64)).scatter_reduce(0, I(0, 0), Tensor(np.array([-3, -4], np.int64)), "mean", include_self=False))
+# 16-bit sum and prod rounded twice: src's contributions reduced in float32 and rounded to the dtype,
+# then self added (multiplied) and rounded again. PyTorch 2.14.1 (tools/torchenv/run sid) rounds once:
+# 2054 and bfloat16 0xb36a (-5.448237061500549e-08); float16 2048 + 10 x 1 (no self rounding in the
+# way) is 2058 in both.
+f16 = lambda *v: Tensor(np.array(v, np.float16))
+b16 = lambda *v: Tensor(np.array(v, np.float32)).cast(dtypes.bfloat16)
+show("float16 [5].scatter_reduce(0, [0,0], [2048, 1.0009766], 'sum')  (torch 2: 2054)", lambda: f16(5).scatter_reduce(0, I(0, 0), f16(2048, 1.0009766), "sum"))
+show("float16 [2048].scatter_reduce(0, [0]*10, ones, 'sum')  (torch 2: 2058)", lambda: f16(2048).scatter_reduce(0, I(*[0] * 10), f16(*[1] * 10), "sum"))
+show("bfloat16 [10560].scatter_reduce(0, [0]*3, [-4, 1.106e26, 1.166e-38], 'prod') (bits; torch 2: 0xb36a)",
+     lambda: b16(10560).scatter_reduce(0, I(0, 0, 0), b16(-4.0, 1.1061671e+26, 1.1663108e-38), "prod").bitcast(dtypes.uint16))
 import importlib.metadata
 print("versions: tinygrad", importlib.metadata.version("tinygrad"), "device", Tensor([0]).device)
