@@ -41,7 +41,7 @@ f16 = lambda *v: Tensor(np.array(v, np.float16))
 b16 = lambda *v: Tensor(np.array(v, np.float32)).cast(dtypes.bfloat16)
 show("float16 [5].scatter_reduce(0, [0,0], [2048, 1.0009766], 'sum')  (torch 2: 2054)", lambda: f16(5).scatter_reduce(0, I(0, 0), f16(2048, 1.0009766), "sum"))
 show("float16 [2048].scatter_reduce(0, [0]*10, ones, 'sum')  (torch 2: 2058)", lambda: f16(2048).scatter_reduce(0, I(*[0] * 10), f16(*[1] * 10), "sum"))
-show("bfloat16 [10560].scatter_reduce(0, [0]*3, [-4, 1.106e26, 1.166e-38], 'prod') (bits; torch 2: 0xb36a)",
+show("bfloat16 [10560].scatter_reduce(0, [0]*3, [-4, 1.106e26, 1.166e-38], 'prod') (bits; torch 2: 45930)",
      lambda: b16(10560).scatter_reduce(0, I(0, 0, 0), b16(-4.0, 1.1061671e+26, 1.1663108e-38), "prod").bitcast(dtypes.uint16))
 import importlib.metadata
 print("versions: tinygrad", importlib.metadata.version("tinygrad"), "device", Tensor([0]).device)
