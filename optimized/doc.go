@@ -192,4 +192,23 @@
 // (the README has the table); per kernel, go test -bench Direct. The
 // figures behind the choices above are in the comments where they are
 // made (gen_direct.py, rows_amd64.s, mean8.go, direct.go).
+//
+// The parallel paths need the second core. On two workers the private
+// path of W7 (torch-2) costs about 6% more CPU time than the serial fold
+// (17-18 ms against 16.5 ms per call: the second float32 accumulator
+// zeroed, then read by the merge), and with both cores free it takes
+// 8.2-9.2 ms against 15-16.5 ms serially (BenchmarkPath, one run). When
+// other processes hold the second core, the two workers share one and
+// the call costs that extra CPU time, and waits for the other processes'
+// slices besides: hence the 16-17 ms against 14-15 ms seen on the loaded
+// machine. The workers write separate accumulators (no false sharing
+// but at the chunk counter), and the merge takes 1.2 ms on one core. A
+// pool goroutine starts
+// 40-130 µs after its task is queued when the other core is idle, and
+// several milliseconds later when it is not; polling the queue after a
+// task instead of blocking (so that the second and third phases of a
+// call start at once) changed nothing measurable. The dispatcher cannot
+// see the load; parallelShare lets worker 0 do all the work when the
+// helper has not started, which is then the serial fold plus worker 0's
+// accumulator.
 package optimized
