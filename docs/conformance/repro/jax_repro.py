@@ -18,4 +18,14 @@ show("float32 [0.].at[[0]].set([1e-45])", lambda: jnp.zeros(1, jnp.float32).at[i
 show("float32 [0.].at[[0]].add([1e-45])", lambda: jnp.zeros(1, jnp.float32).at[i(0)].add(jnp.array([1e-45], jnp.float32)))
 show("float64 [0.].at[[0]].max([5e-324])", lambda: jnp.zeros(1, jnp.float64).at[i(0)].max(jnp.array([5e-324])))
 show("bfloat16 [0.].at[[0,0]].add([2^-133, 2^-133]) (bits)", lambda: jnp.zeros(1, jnp.bfloat16).at[i(0,0)].add(jnp.array([2.0**-133]*2, jnp.bfloat16)).view(jnp.uint16))
+# 16-bit sums and products rounded at every step (XLA computes in the dtype);
+# PyTorch 2.14.1 (tools/torchenv/run sid) accumulates in float32 and rounds once:
+# float16 2048 + 10 x 1 is 2058, bfloat16 256 + 10 x 1 is 266, the float16
+# product 8920 * 0.0149002075 * -16.921875 is -2250.
+f16 = lambda *v: jnp.array(v, jnp.float16); b16 = lambda *v: jnp.array(v, jnp.bfloat16)
+show("float16 [2048.].at[[0]*10].add(ones)  (torch 2: 2058)", lambda: f16(2048).at[i(*[0]*10)].add(f16(*[1]*10)))
+show("bfloat16 [256.].at[[0]*10].add(ones)  (torch 2: 266)", lambda: b16(256).at[i(*[0]*10)].add(b16(*[1]*10)).astype(jnp.float32))
+show("float16 [1.].at[[0,0,0]].multiply([8920, 0.0149, -16.92])  (torch 2: -2250)", lambda: f16(1).at[i(0,0,0)].multiply(f16(8920, 0.0149002075, -16.921875)))
+# a subnormal product flushed: PyTorch 2.14.1 gives -3.783505853677006e-44
+show("float32 [-4e-45].at[[0,0]].multiply([3, 3])  (torch: -3.78e-44)", lambda: jnp.array([-4e-45], jnp.float32).at[i(0,0)].multiply(jnp.array([3, 3], jnp.float32)))
 print("versions: jax", jax.__version__)
