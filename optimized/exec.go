@@ -780,6 +780,16 @@ func (r *runner[T, A]) ownerRows(W int) bool {
 	parallel(W, func(w int) {
 		lo, hi := split(r.units, W, w)
 		cur := p.cursor[w]
+		if g.O == 1 {
+			switch x := j.idx.(type) {
+			case []int64:
+				placeRowsFlat(x, g, lo, hi, p.shift, cur, rt, rs)
+				return
+			case []int32:
+				placeRowsFlat(x, g, lo, hi, p.shift, cur, rt, rs)
+				return
+			}
+		}
 		trow := make([]int32, batch)
 		srow := make([]int, batch)
 		for u := lo; u < hi; u += batch {
@@ -813,6 +823,14 @@ func (r *runner[T, A]) buckets(W, perWorker int) (uint, int) {
 // countBuckets is the owner path's validating pass over units [lo, hi).
 func (r *runner[T, A]) countBuckets(lo, hi int, shift uint, c []int) bool {
 	g, j := &r.j.g, r.j
+	if j.rowsKind && g.O == 1 {
+		switch x := j.idx.(type) {
+		case []int64:
+			return countRowsFlat(x, g, lo, hi, shift, c)
+		case []int32:
+			return countRowsFlat(x, g, lo, hi, shift, c)
+		}
+	}
 	if j.rowsKind {
 		trow := make([]int32, batch)
 		srow := make([]int, batch)
@@ -882,6 +900,38 @@ func countIdx[I ix](t []I, size int, shift uint, c []int) bool {
 		c[i>>shift]++
 	}
 	return true
+}
+
+// countRowsFlat is countBuckets for a row walk with one outer group
+// (g.O == 1, PyG's index): unit u's out row is idx[g.iOff+u*g.iJ]. It
+// validates every value, as genRows does, without the (out row, src row)
+// batches.
+func countRowsFlat[I ix](idx []I, g *geom, lo, hi int, shift uint, c []int) bool {
+	size := uint(g.size)
+	for i, e := g.iOff+lo*g.iJ, hi-lo; e > 0; i, e = i+g.iJ, e-1 {
+		x := uint(int(idx[i]))
+		if x >= size {
+			return false
+		}
+		c[x>>shift]++
+	}
+	return true
+}
+
+// placeRowsFlat is the placing pass of ownerRows for a row walk with one
+// outer group (g.O == 1), whose values countRowsFlat has validated: unit
+// u sends src row g.sOff+u*g.sJ to out row idx[g.iOff+u*g.iJ].
+func placeRowsFlat[I ix](idx []I, g *geom, lo, hi int, shift uint, cur []int, rt []int32, rs []int) {
+	i, sb := g.iOff+lo*g.iJ, g.sOff+lo*g.sJ
+	for e := hi - lo; e > 0; e-- {
+		t := int32(idx[i])
+		b := t >> shift
+		q := cur[b]
+		rt[q], rs[q] = t, sb
+		cur[b] = q + 1
+		i += g.iJ
+		sb += g.sJ
+	}
 }
 
 func placeIdx[T any, I ix](t []I, v []T, shift uint, cur []int, rt []int32, rv []T) {
