@@ -54,7 +54,7 @@ index_out_of_range. Answered unsupported:
   members is enough).
 
 Other differences from PyTorch: see xfail/paddle.txt and
-docs/conformance/NOTES-tensorflow-tinygrad-paddle.md (each with a repro
+docs/conformance/README.md (each with a repro
 in docs/conformance/repro/paddle_repro.py).
 """
 

@@ -74,7 +74,7 @@ Answered unsupported:
   rounding, not TensorFlow's.
 
 By-design and other differences from PyTorch: see xfail/tensorflow.txt and
-docs/conformance/NOTES-tensorflow-tinygrad-paddle.md (each with a repro in
+docs/conformance/README.md (each with a repro in
 docs/conformance/repro/tensorflow_repro.py). A plain scatter with
 duplicate targets keeps whichever update TensorFlow applies last (the
 conformant level allows any of them).

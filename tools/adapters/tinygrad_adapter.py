@@ -50,7 +50,7 @@ Answered unsupported:
   x86-64, which some bfloat16 kernels use): the compiler's first error.
 
 Other differences from PyTorch: see xfail/tinygrad.txt and
-docs/conformance/NOTES-tensorflow-tinygrad-paddle.md (each with a repro in
+docs/conformance/README.md (each with a repro in
 docs/conformance/repro/tinygrad_repro.py).
 """
 
