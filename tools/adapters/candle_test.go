@@ -2,9 +2,7 @@ package adapters_test
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,19 +10,7 @@ import (
 // candleBinary is the adapter over candle-core as `tools/adapters/install
 // candle` builds it, or "" when it is not built.
 func candleBinary() string {
-	cache := os.Getenv("SCATTER_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		cache = filepath.Join(home, ".cache", "scatter")
-	}
-	bin := filepath.Join(cache, "frameworks", "candle", "target", "release", "candle-scatter")
-	if _, err := os.Stat(bin); err != nil {
-		return ""
-	}
-	return bin
+	return frameworkFile("candle", "target", "release", "candle-scatter")
 }
 
 // candleAnswers runs the adapter with args on the request lines and

@@ -9,9 +9,11 @@ import (
 	"testing"
 )
 
-// frameworkPython is the interpreter of FRAMEWORK's environment as
-// tools/adapters/install makes it, or "" when it is not installed.
-func frameworkPython(fw string) string {
+// frameworkFile is the path of a file of FRAMEWORK's installation as
+// tools/adapters/install makes it, under
+// ${SCATTER_CACHE:-$HOME/.cache/scatter}/frameworks/FRAMEWORK, or "" when
+// it is not there.
+func frameworkFile(fw string, elem ...string) string {
 	cache := os.Getenv("SCATTER_CACHE")
 	if cache == "" {
 		home, err := os.UserHomeDir()
@@ -20,12 +22,16 @@ func frameworkPython(fw string) string {
 		}
 		cache = filepath.Join(home, ".cache", "scatter")
 	}
-	py := filepath.Join(cache, "frameworks", fw, "bin", "python")
-	if _, err := os.Stat(py); err != nil {
+	p := filepath.Join(append([]string{cache, "frameworks", fw}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
 		return ""
 	}
-	return py
+	return p
 }
+
+// frameworkPython is the interpreter of FRAMEWORK's environment, or ""
+// when it is not installed.
+func frameworkPython(fw string) string { return frameworkFile(fw, "bin", "python") }
 
 // TestFrameworkAdapters: each framework's adapter, where its environment is
 // installed, says hello and answers a scatter_add with duplicates, a
