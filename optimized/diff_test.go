@@ -506,7 +506,9 @@ func TestMeanManyContributions(t *testing.T) {
 		c.Index = scatter.FromSlice(bad)
 		checkCall(t, scatter.Torch2, c, append(slices.Clone(variants), two)...)
 	}
-	// an output past directMinBytes: privateMean8 by default
+	// an output past directMinBytes: the (sum, count) records by default
+	// (meanRecs), privateMean8 when the private path is forced; then a bad
+	// index at the end
 	n, size := 600_000, 300_000
 	idx := make([]int64, n)
 	src := make([]float32, n)
@@ -519,6 +521,10 @@ func TestMeanManyContributions(t *testing.T) {
 	}
 	c := scatter.ScatterReduce{Self: scatter.FromSlice(self), Index: scatter.FromSlice(idx),
 		Src: scatter.FromSlice(src), Reduce: scatter.ReduceMean}
+	checkCall(t, scatter.Torch2, c, variants[0], two)
+	bad := slices.Clone(idx)
+	bad[n-1] = int64(size)
+	c.Index = scatter.FromSlice(bad)
 	checkCall(t, scatter.Torch2, c, variants[0], two)
 }
 

@@ -55,6 +55,20 @@ func directAddCount[I ix](acc []float32, cnt []int32, t []I, v []float32) (int, 
 	return addCntF32I32(&acc[0], &cnt[0], len(acc), (*int32)(p), &v[0], n), true
 }
 
+// directAddRec is directAdd into (sum, count) records: r[t[k]].a +=
+// v[k] and r[t[k]].n += 1, for float32 (a mean's sums and counts in one
+// cache line, so that a contribution misses once).
+func directAddRec[I ix](r []rec[float32], t []I, v []float32) (int, bool) {
+	if !hasDirect || len(t) == 0 || uintptr(len(r))*8 < directMinBytes || len(v) < len(t) {
+		return 0, false
+	}
+	p, n := unsafe.Pointer(unsafe.SliceData(t)), len(t)
+	if unsafe.Sizeof(t[0]) == 8 {
+		return addRecF32I64(&r[0], len(r), (*int64)(p), &v[0], n), true
+	}
+	return addRecF32I32(&r[0], len(r), (*int32)(p), &v[0], n), true
+}
+
 // directCount adds one to cnt[t[k]] for every k, and reports how many it
 // counted and whether it could.
 func directCount[I ix](cnt []int32, t []I) (int, bool) {

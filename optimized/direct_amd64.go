@@ -23,6 +23,9 @@ func addCntF32I64(acc *float32, cnt *int32, nacc int, t *int64, v *float32, n in
 func cntI64(cnt *int32, nacc int, t *int64, n int) int
 
 //go:noescape
+func addRecF32I64(r *rec[float32], nacc int, t *int64, v *float32, n int) int
+
+//go:noescape
 func addCnt8F32I64(acc *float32, c8 *uint8, nacc int, t *int64, v *float32, n int, log *int32, nlog int) (k, nlog2 int)
 
 //go:noescape
@@ -54,6 +57,9 @@ func addCntF32I32(acc *float32, cnt *int32, nacc int, t *int32, v *float32, n in
 
 //go:noescape
 func cntI32(cnt *int32, nacc int, t *int32, n int) int
+
+//go:noescape
+func addRecF32I32(r *rec[float32], nacc int, t *int32, v *float32, n int) int
 
 //go:noescape
 func addCnt8F32I32(acc *float32, c8 *uint8, nacc int, t *int32, v *float32, n int, log *int32, nlog int) (k, nlog2 int)

@@ -7,6 +7,9 @@
 //	acc[t[k]] += v[k]     (add kernels; addBF16: bfloat16 values widened
 //	                       to float32, exactly, summed in float32)
 //	cnt[t[k]] += 1        (count kernels: int32 counts)
+//	r[t[k]].a += v[k]; r[t[k]].n += 1
+//	                      (addRec kernels: float32 sum and int32 count
+//	                       side by side, rec[float32], one cache line)
 //	both                  (addCnt kernels)
 //	c8[t[k]] += 1         (cnt8 kernels: uint8 counts; on a wrap to 0 the
 //	                       target is appended to log[nlog], each entry
@@ -251,6 +254,48 @@ cntI64_exit3:
 	JMP  cntI64_done
 cntI64_done:
 	MOVQ AX, ret+32(FP)
+	RET
+
+// func addRecF32I64(r *rec[float32], nacc int, t *int64, v *float32, n int) int
+TEXT ·addRecF32I64(SB), NOSPLIT, $0-48
+	MOVQ r+0(FP), DI
+	MOVQ nacc+8(FP), R8
+	MOVQ t+16(FP), SI
+	MOVQ v+24(FP), DX
+	MOVQ n+32(FP), CX
+	XORQ AX, AX                      // k
+	MOVQ CX, R11
+	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
+addRecF32I64_main:
+	CMPQ AX, R11
+	JGE  addRecF32I64_tail
+	MOVQ 256(SI)(AX*8), R9
+	PREFETCHT0 (DI)(R9*8)
+	PREFETCHT0 1024(SI)(AX*8)
+	PREFETCHT0 512(DX)(AX*4)
+	MOVQ 0(SI)(AX*8), BX
+	CMPQ BX, R8
+	JAE  addRecF32I64_done
+	MOVSS 0(DX)(AX*4), X0
+	ADDSS (DI)(BX*8), X0
+	MOVSS X0, (DI)(BX*8)
+	INCL 4(DI)(BX*8)
+	ADDQ $1, AX
+	JMP  addRecF32I64_main
+addRecF32I64_tail:
+	CMPQ AX, CX
+	JGE  addRecF32I64_done
+	MOVQ 0(SI)(AX*8), BX
+	CMPQ BX, R8
+	JAE  addRecF32I64_done
+	MOVSS 0(DX)(AX*4), X0
+	ADDSS (DI)(BX*8), X0
+	MOVSS X0, (DI)(BX*8)
+	INCL 4(DI)(BX*8)
+	INCQ AX
+	JMP  addRecF32I64_tail
+addRecF32I64_done:
+	MOVQ AX, ret+40(FP)
 	RET
 
 // func addCnt8F32I64(acc *float32, c8 *uint8, nacc int, t *int64, v *float32, n int, log *int32, nlog int) (k, nlog2 int)
@@ -873,6 +918,48 @@ cntI32_exit3:
 	JMP  cntI32_done
 cntI32_done:
 	MOVQ AX, ret+32(FP)
+	RET
+
+// func addRecF32I32(r *rec[float32], nacc int, t *int32, v *float32, n int) int
+TEXT ·addRecF32I32(SB), NOSPLIT, $0-48
+	MOVQ r+0(FP), DI
+	MOVQ nacc+8(FP), R8
+	MOVQ t+16(FP), SI
+	MOVQ v+24(FP), DX
+	MOVQ n+32(FP), CX
+	XORQ AX, AX                      // k
+	MOVQ CX, R11
+	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
+addRecF32I32_main:
+	CMPQ AX, R11
+	JGE  addRecF32I32_tail
+	MOVLQSX 128(SI)(AX*4), R9
+	PREFETCHT0 (DI)(R9*8)
+	PREFETCHT0 512(SI)(AX*4)
+	PREFETCHT0 512(DX)(AX*4)
+	MOVLQSX 0(SI)(AX*4), BX
+	CMPQ BX, R8
+	JAE  addRecF32I32_done
+	MOVSS 0(DX)(AX*4), X0
+	ADDSS (DI)(BX*8), X0
+	MOVSS X0, (DI)(BX*8)
+	INCL 4(DI)(BX*8)
+	ADDQ $1, AX
+	JMP  addRecF32I32_main
+addRecF32I32_tail:
+	CMPQ AX, CX
+	JGE  addRecF32I32_done
+	MOVLQSX 0(SI)(AX*4), BX
+	CMPQ BX, R8
+	JAE  addRecF32I32_done
+	MOVSS 0(DX)(AX*4), X0
+	ADDSS (DI)(BX*8), X0
+	MOVSS X0, (DI)(BX*8)
+	INCL 4(DI)(BX*8)
+	INCQ AX
+	JMP  addRecF32I32_tail
+addRecF32I32_done:
+	MOVQ AX, ret+40(FP)
 	RET
 
 // func addCnt8F32I32(acc *float32, c8 *uint8, nacc int, t *int32, v *float32, n int, log *int32, nlog int) (k, nlog2 int)

@@ -92,6 +92,21 @@ func TestDirectKernels(t *testing.T) {
 								t.Fatalf("%T count: %v, want %v", idx, cnt, wantCnt)
 							}
 						}
+						recs := make([]rec[float32], size)
+						switch x := idx.(type) {
+						case []int64:
+							k, _ = directAddRec(recs, x, v)
+						case []int32:
+							k, _ = directAddRec(recs, x, v)
+						}
+						if k != want {
+							t.Fatalf("%T addRec: folded %d, want %d", idx, k, want)
+						}
+						for i, q := range recs {
+							if q.a != wantAcc[i] || int64(q.n) != wantCnt[i] {
+								t.Fatalf("%T addRec: %v, want sums %v and counts %v", idx, recs, wantAcc, wantCnt)
+							}
+						}
 					}
 				})
 			}

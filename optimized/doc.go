@@ -91,11 +91,11 @@
 // started when the calling goroutine runs out of chunks is cancelled
 // rather than waited for (privateShared, parallelShare): on a loaded
 // machine a worker kept off its core for a scheduler slice delays
-// nothing. This is the path of W1, W3, W4, W6 and W7. A float32 mean with include_self over a direct walk on two workers
-// (W4) takes privateMean8 (mean8.go), one pass over the index: worker 0
-// sums a small chunk into the output and counts every contribution into
-// one-byte counters (a counter that wraps logs its element, worth 256),
-// worker 1 sums the rest into its accumulator.
+// nothing. This is the path of W1, W3, W4, W6 and W7. A float32 mean
+// with include_self over a direct walk (W4) accumulates there into
+// (sum, int32 count) records of 8 bytes, one pass over the index whose
+// contributions each touch one cache line (the addRec kernels,
+// meanRecs); the merge adds the sums and the counts and divides once.
 //
 // Owner: one owner per output range, folding its elements' contributions
 // in index order: bit-exact with the canonical fold. A validating pass
@@ -147,9 +147,8 @@
 // accumulate in float32 — except the per-step bfloat16 sums of torch-1.13,
 // which accumulate in bfloat16, the format every partial sum is rounded
 // to anyway; W7 takes that path). A float32 mean with include_self over
-// a direct walk on two workers (W4, privateMean8) holds worker 1's
-// accumulator, worker 0's one-byte counters (a quarter of the output) and
-// a log of at most one int32 per 256 contributions. Other means with
+// a direct walk (W4) holds one set of (sum, int32 count) records per
+// worker, twice an output-sized buffer each. Other means with
 // include_self over a direct walk, of a native type, run in passes that never hold more
 // than one output-sized buffer per worker: the sums as above (worker 0
 // into the output, the others into pooled accumulators, merged into the

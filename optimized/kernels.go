@@ -104,6 +104,11 @@ func kCount[T num, I ix](op opKind, acc []rec[T], t []I, v []T) bool {
 	v = v[:len(t)]
 	switch op {
 	case opSum:
+		if r, ok := any(acc).([]rec[float32]); ok {
+			if n, ok := directAddRec(r, t, any(v).([]float32)); ok {
+				return n == len(t)
+			}
+		}
 		return blocks(acc, t, func(lo, hi int) bool {
 			vv := v[lo:hi]
 			for k, x := range t[lo:hi] {
@@ -492,6 +497,11 @@ func foldTail[T num](op opKind, a, b []T, from int) {
 // merged accumulator, +0 added for an excluded self's sum, divided for a
 // mean.
 func finishCount[T num](f *fin, out []T, recs [][]rec[T], lo, hi int) {
+	if o, ok := any(out).([]float32); ok && len(recs) == 2 && f.mean && f.op == opSum && !f.excl {
+		r := any(recs).([][]rec[float32])
+		finishCountF32x2(f, o[lo:hi], r[0][lo:hi], r[1][lo:hi])
+		return
+	}
 	fo := newFinOne[T](f)
 	for t := lo; t < hi; t++ {
 		r := recs[0][t]
@@ -503,6 +513,28 @@ func finishCount[T num](f *fin, out []T, recs [][]rec[T], lo, hi int) {
 		}
 		if n != 0 {
 			out[t] = fo.do(a, n)
+		}
+	}
+}
+
+// finishCountF32x2 is finishCount of a float32 mean sum over two record
+// sets, finOne's float mean written out: where n = r0[t].n + r1[t].n is
+// not 0, o[t] = (r0[t].a + r1[t].a) / float32(n + self), the count taken
+// at most 2^24 when the profile keeps it in the dtype step by step
+// (float32 counts stick at 2^24). Every count below 2^24 is exact in
+// float32, so the quotient is finOne's.
+func finishCountF32x2(f *fin, o []float32, r0, r1 []rec[float32]) {
+	self, top := int32(0), int32(1)<<30
+	if f.countSelf {
+		self = 1
+	}
+	if f.cntPerStep {
+		top = 1 << 24
+	}
+	r0, r1 = r0[:len(o)], r1[:len(o)]
+	for t := range o {
+		if n := r0[t].n + r1[t].n; n != 0 {
+			o[t] = (r0[t].a + r1[t].a) / float32(min(n+self, top))
 		}
 	}
 }
