@@ -92,6 +92,22 @@ func TestDirectKernels(t *testing.T) {
 								t.Fatalf("%T count: %v, want %v", idx, cnt, wantCnt)
 							}
 						}
+						// bfloat16 values: the upper halves of v's float32s
+						// (small integers, exact in bfloat16)
+						vb := make([]uint16, n)
+						for k, x := range v {
+							vb[k] = uint16(math.Float32bits(x) >> 16)
+						}
+						clear(acc)
+						switch x := idx.(type) {
+						case []int64:
+							k, _ = directAddBF16(acc, x, vb)
+						case []int32:
+							k, _ = directAddBF16(acc, x, vb)
+						}
+						if k != want || fmt.Sprint(acc) != fmt.Sprint(wantAcc) {
+							t.Fatalf("%T addBF16: folded %d (want %d), %v, want %v", idx, k, want, acc, wantAcc)
+						}
 						recs := make([]rec[float32], size)
 						switch x := idx.(type) {
 						case []int64:

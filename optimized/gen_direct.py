@@ -109,8 +109,12 @@ def gen(name, idx, elem, add, count):
         if add:
             if elem == 'bfloat16':
                 # the bit pattern is the high half of the float32 of
-                # the same value (exact); the sum is float32's
-                b += ['MOVWLZX %d(DX)(AX*2), R10' % vd, 'SHLL $16, R10', 'MOVL R10, X0',
+                # the same value (exact); the sum is float32's. PINSRW
+                # puts it there from memory into a zeroed register
+                # without a trip through a general register (W7 on two
+                # workers: 7.55-7.64 ms fastest of 20 calls against
+                # 7.81-8.28 with MOVWLZX, SHLL, MOVL; four pairs)
+                b += ['XORPS X0, X0', 'PINSRW $1, %d(DX)(AX*2), X0' % vd,
                       'ADDSS (DI)(BX*4), X0', 'MOVSS X0, (DI)(BX*4)']
             elif count == 'rec':
                 b += ['MOVSS %d(DX)(AX*4), X0' % vd, 'ADDSS (DI)(BX*8), X0', 'MOVSS X0, (DI)(BX*8)',
