@@ -230,6 +230,11 @@ func finishHalfPlain(h half, f *fin, out []uint16, accs [][]float32, lo, hi int)
 		case 2:
 			a1 := accs[1][lo:hi]
 			a1 = a1[:len(o)]
+			if m := len(o) &^ 3; hasFinBF16 && m > 0 {
+				// four at a time (SSE2), the same rounding
+				finBF16x2(&o[0], &a0[0], &a1[0], m)
+				o, a0, a1 = o[m:], a0[m:], a1[m:]
+			}
 			for i := range o {
 				o[i] = bf16FromF32(a0[i] + a1[i])
 			}

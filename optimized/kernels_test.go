@@ -190,3 +190,47 @@ func TestBF16FromF32LowHalves(t *testing.T) {
 		}
 	}
 }
+
+// finishHalfPlain on two bfloat16 sum accumulators (finBF16x2 four at a
+// time where it exists, the Go loop for the rest) against bf16FromF64 of
+// each exact pattern: every upper half with the rounding cases of the
+// low half (as above), each added to -0 (which leaves every float32,
+// NaN payloads aside, as it is), on lengths that leave a tail of 0-3;
+// then random pairs against bf16FromF32 of their float32 sum.
+func TestFinishBF16TwoAccs(t *testing.T) {
+	h := half{bf: true}
+	f := &fin{op: opSum}
+	lows := []uint32{0, 1, 0x7ffe, 0x7fff, 0x8000, 0x8001, 0xc000, 0xffff}
+	var a0 []float32
+	for hi := uint32(0); hi < 1<<16; hi++ {
+		for _, lo := range lows {
+			a0 = append(a0, math.Float32frombits(hi<<16|lo))
+		}
+	}
+	negZero := float32(math.Copysign(0, -1))
+	r := rand.New(rand.NewSource(3))
+	for _, n := range []int{len(a0), len(a0) - 1, len(a0) - 2, len(a0) - 3, 5, 3} {
+		a1 := make([]float32, n)
+		for i := range a1 {
+			a1[i] = negZero
+		}
+		out := make([]uint16, n)
+		finishHalfPlain(h, f, out, [][]float32{a0[:n], a1}, 0, n)
+		for i, x := range a0[:n] {
+			if want := bf16FromF64(float64(x)); out[i] != want {
+				t.Fatalf("n=%d: %#08x + -0 gives %#04x, want %#04x", n, math.Float32bits(x), out[i], want)
+			}
+		}
+		b0, b1 := make([]float32, n), make([]float32, n)
+		for i := range b0 {
+			b0[i] = math.Float32frombits(r.Uint32())
+			b1[i] = math.Float32frombits(r.Uint32())
+		}
+		finishHalfPlain(h, f, out, [][]float32{b0, b1}, 0, n)
+		for i := range b0 {
+			if want := bf16FromF32(b0[i] + b1[i]); out[i] != want {
+				t.Fatalf("n=%d: %v + %v gives %#04x, want %#04x", n, b0[i], b1[i], out[i], want)
+			}
+		}
+	}
+}
