@@ -183,7 +183,8 @@
 // float32 row kernels (rows_amd64.s) the output row 32 rows ahead and, on
 // the owner path, the src row into L2 only. The merge of two float32
 // accumulators of bfloat16 sums (W7) adds and rounds four at a time
-// (finbf16_amd64.s, SSE2). The other element kernels
+// (finbf16_amd64.s, SSE2), and so does the division of two sets of
+// float32 mean records (W4, finmean_amd64.s). The other element kernels
 // prefetch the accumulator entries of the next block of 64 contributions
 // when the accumulator is 8 MiB or more (prefetch_amd64.s).
 //

@@ -532,6 +532,11 @@ func finishCountF32x2(f *fin, o []float32, r0, r1 []rec[float32]) {
 		top = 1 << 24
 	}
 	r0, r1 = r0[:len(o)], r1[:len(o)]
+	if m := len(o) &^ 3; hasFinMean && m > 0 {
+		// four at a time (SSE2), the same arithmetic
+		finMeanF32x2(&o[0], &r0[0], &r1[0], m, self, top)
+		o, r0, r1 = o[m:], r0[m:], r1[m:]
+	}
 	for t := range o {
 		if n := r0[t].n + r1[t].n; n != 0 {
 			o[t] = (r0[t].a + r1[t].a) / float32(min(n+self, top))

@@ -234,3 +234,40 @@ func TestFinishBF16TwoAccs(t *testing.T) {
 		}
 	}
 }
+
+// finishCount of a float32 mean over two record sets (finishCountF32x2:
+// finMeanF32x2 four at a time where it exists, the Go loop for the rest)
+// against finOne's mean of each element, bit for bit: with and without
+// self counted, with and without the per-step count limit (2^24), counts
+// of 0 (the element kept), small, and past 2^24, on lengths that leave a
+// tail of 0-3.
+func TestFinishCountF32TwoSets(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	for _, countSelf := range []bool{false, true} {
+		for _, perStep := range []bool{false, true} {
+			f := &fin{op: opSum, mean: true, counted: true, countSelf: countSelf, cntPerStep: perStep}
+			fo := newFinOne[float32](f)
+			for _, n := range []int{1000, 1001, 1002, 1003, 3} {
+				r0, r1 := make([]rec[float32], n), make([]rec[float32], n)
+				out, want := make([]float32, n), make([]float32, n)
+				for i := range r0 {
+					counts := []int32{0, 0, 1, 2, 3, 7, 255, 256, 1 << 24, 1<<24 + 1, 1 << 29}
+					r0[i] = rec[float32]{float32(randFloat64(r)), counts[r.Intn(len(counts))]}
+					r1[i] = rec[float32]{float32(randFloat64(r)), counts[r.Intn(len(counts))]}
+					out[i] = float32(randFloat64(r))
+					want[i] = out[i]
+					if c := r0[i].n + r1[i].n; c != 0 {
+						want[i] = fo.do(r0[i].a+r1[i].a, int64(c))
+					}
+				}
+				finishCount(f, out, [][]rec[float32]{r0, r1}, 0, n)
+				for i := range out {
+					if math.Float32bits(out[i]) != math.Float32bits(want[i]) && !(out[i] != out[i] && want[i] != want[i]) {
+						t.Fatalf("countSelf=%v perStep=%v n=%d: element %d (%v, %v) gives %v, want %v",
+							countSelf, perStep, n, i, r0[i], r1[i], out[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
