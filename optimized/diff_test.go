@@ -477,9 +477,8 @@ func TestDifferentialWorkloads(t *testing.T) {
 }
 
 // A float32 mean with include_self into a few outputs, so that every
-// count wraps the one-byte counters of privateMean8 many times (the log of
-// wraps); then the same call with a bad index at the end (in the chunk of
-// a worker that only sums).
+// count runs into the thousands; then the same call with a bad index at
+// the end (in the last worker's chunk).
 func TestMeanManyContributions(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
 	for _, size := range []int{1, 3, 70} {
@@ -507,7 +506,7 @@ func TestMeanManyContributions(t *testing.T) {
 		checkCall(t, scatter.Torch2, c, append(slices.Clone(variants), two)...)
 	}
 	// an output past directMinBytes: the (sum, count) records by default
-	// (meanRecs), privateMean8 when the private path is forced; then a bad
+	// (meanRecs), on the default backend and on two workers; then a bad
 	// index at the end
 	n, size := 600_000, 300_000
 	idx := make([]int64, n)
@@ -528,5 +527,6 @@ func TestMeanManyContributions(t *testing.T) {
 	checkCall(t, scatter.Torch2, c, variants[0], two)
 }
 
-// two is the private path on two workers (privateMean8's quick finish).
+// two is the private path on two workers (the quick merges of two
+// accumulator sets).
 var two = variant{"private/2", []optimized.Option{optimized.Workers(2), optimized.ForcePath("private")}, scatter.Conformant}

@@ -102,43 +102,6 @@ func addCountIdx[A any, T any](acc []A, cnt []int32, idx any, lo, hi int, v []T)
 	return 0, false
 }
 
-// addCount8Idx folds idx[lo:hi] (a []int64 or []int32) into acc (sums)
-// and c8 (uint8 counts whose wraps go to log, see direct_amd64.s); it
-// returns how many contributions it folded and the log. log has room
-// for every wrap: its capacity is at least the contributions counted
-// into c8 in all / 256.
-func addCount8Idx(acc []float32, c8 []uint8, idx any, lo, hi int, v []float32, log []int32) (int, []int32) {
-	v = v[:hi-lo]
-	if lo >= hi {
-		return 0, log
-	}
-	lp, nl := unsafe.SliceData(log[:cap(log)]), len(log)
-	var k int
-	switch x := idx.(type) {
-	case []int64:
-		k, nl = addCnt8F32I64(&acc[0], &c8[0], len(acc), &x[lo], &v[0], hi-lo, lp, nl)
-	case []int32:
-		k, nl = addCnt8F32I32(&acc[0], &c8[0], len(acc), &x[lo], &v[0], hi-lo, lp, nl)
-	}
-	return k, log[:nl]
-}
-
-// count8Idx is addCount8Idx without the sums.
-func count8Idx(c8 []uint8, idx any, lo, hi int, log []int32) (int, []int32) {
-	if lo >= hi {
-		return 0, log
-	}
-	lp, nl := unsafe.SliceData(log[:cap(log)]), len(log)
-	var k int
-	switch x := idx.(type) {
-	case []int64:
-		k, nl = cnt8I64(&c8[0], len(c8), &x[lo], hi-lo, lp, nl)
-	case []int32:
-		k, nl = cnt8I32(&c8[0], len(c8), &x[lo], hi-lo, lp, nl)
-	}
-	return k, log[:nl]
-}
-
 // directMinBytes is the smallest accumulator the direct kernels take:
 // one that fits in L2 is served faster by the Go loop (W6, 16 outputs:
 // 3.5 ms against 5.9 ms with the kernels, whose prefetches are then

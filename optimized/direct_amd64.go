@@ -26,12 +26,6 @@ func cntI64(cnt *int32, nacc int, t *int64, n int) int
 func addRecF32I64(r *rec[float32], nacc int, t *int64, v *float32, n int) int
 
 //go:noescape
-func addCnt8F32I64(acc *float32, c8 *uint8, nacc int, t *int64, v *float32, n int, log *int32, nlog int) (k, nlog2 int)
-
-//go:noescape
-func cnt8I64(c8 *uint8, nacc int, t *int64, n int, log *int32, nlog int) (k, nlog2 int)
-
-//go:noescape
 func extMaxF32I64(acc *float32, nacc int, t *int64, v *float32, n int) int
 
 //go:noescape
@@ -60,12 +54,6 @@ func cntI32(cnt *int32, nacc int, t *int32, n int) int
 
 //go:noescape
 func addRecF32I32(r *rec[float32], nacc int, t *int32, v *float32, n int) int
-
-//go:noescape
-func addCnt8F32I32(acc *float32, c8 *uint8, nacc int, t *int32, v *float32, n int, log *int32, nlog int) (k, nlog2 int)
-
-//go:noescape
-func cnt8I32(c8 *uint8, nacc int, t *int32, n int, log *int32, nlog int) (k, nlog2 int)
 
 //go:noescape
 func extMaxF32I32(acc *float32, nacc int, t *int32, v *float32, n int) int

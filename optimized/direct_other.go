@@ -31,18 +31,6 @@ func extMinSeenF32I64(acc *float32, seen *uint64, nacc int, t *int64, v *float32
 func extMinSeenF32I32(acc *float32, seen *uint64, nacc int, t *int32, v *float32, n int) int {
 	return 0
 }
-func addCnt8F32I64(acc *float32, c8 *uint8, nacc int, t *int64, v *float32, n int, log *int32, nlog int) (k, nlog2 int) {
-	return 0, nlog
-}
-func addCnt8F32I32(acc *float32, c8 *uint8, nacc int, t *int32, v *float32, n int, log *int32, nlog int) (k, nlog2 int) {
-	return 0, nlog
-}
-func cnt8I64(c8 *uint8, nacc int, t *int64, n int, log *int32, nlog int) (k, nlog2 int) {
-	return 0, nlog
-}
-func cnt8I32(c8 *uint8, nacc int, t *int32, n int, log *int32, nlog int) (k, nlog2 int) {
-	return 0, nlog
-}
 func addBF16I64(acc *float32, nacc int, t *int64, v *uint16, n int) int       { return 0 }
 func addBF16I32(acc *float32, nacc int, t *int32, v *uint16, n int) int       { return 0 }
 func addRecF32I64(r *rec[float32], nacc int, t *int64, v *float32, n int) int { return 0 }

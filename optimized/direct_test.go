@@ -53,8 +53,6 @@ func TestDirectKernels(t *testing.T) {
 					}
 					for _, idx := range []any{t64, t32} {
 						acc := make([]float32, size)
-						c8 := make([]uint8, size)
-						log := make([]int32, 0, n/256+1)
 						var k int
 						switch x := idx.(type) {
 						case []int64:
@@ -65,18 +63,6 @@ func TestDirectKernels(t *testing.T) {
 						if k != want || fmt.Sprint(acc) != fmt.Sprint(wantAcc) {
 							t.Fatalf("%T add: folded %d (want %d), %v, want %v", idx, k, want, acc, wantAcc)
 						}
-						clear(acc)
-						k, log = addCount8Idx(acc, c8, idx, 0, n, v, log)
-						if k != want || fmt.Sprint(acc) != fmt.Sprint(wantAcc) {
-							t.Fatalf("%T addCount8: folded %d (want %d), %v, want %v", idx, k, want, acc, wantAcc)
-						}
-						checkCount8(t, c8, log, wantCnt)
-						clear(c8)
-						k, log = count8Idx(c8, idx, 0, n, log[:0])
-						if k != want {
-							t.Fatalf("%T count8: counted %d, want %d", idx, k, want)
-						}
-						checkCount8(t, c8, log, wantCnt)
 						cnt := make([]int32, size)
 						switch x := idx.(type) {
 						case []int64:
@@ -212,21 +198,6 @@ func TestDirectExt(t *testing.T) {
 	}
 }
 
-// checkCount8 checks that c8 plus 256 per log entry are the counts.
-func checkCount8(t *testing.T, c8 []uint8, log []int32, want []int64) {
-	t.Helper()
-	got := make([]int64, len(c8))
-	for i, c := range c8 {
-		got[i] = int64(c)
-	}
-	for _, i := range log {
-		got[i] += 256
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("count8: c8 %v with log %v is %v, want %v", c8, log, got, want)
-	}
-}
-
 // The direct kernels alone on W1's index (10M int64 values below 1M), on
 // one goroutine: go test ./optimized -run XXX -bench Direct
 var benchIdx, benchVal = func() ([]int64, []float32) {
@@ -246,20 +217,10 @@ func BenchmarkDirectAdd(b *testing.B) {
 	}
 }
 
-func BenchmarkDirectCount8(b *testing.B) {
-	c8 := make([]uint8, 1_000_000)
-	log := make([]int32, 0, len(benchIdx)/256+1)
+func BenchmarkDirectAddRec(b *testing.B) {
+	r := make([]rec[float32], 1_000_000)
 	for i := 0; i < b.N; i++ {
-		count8Idx(c8, benchIdx, 0, len(benchIdx), log[:0])
-	}
-}
-
-func BenchmarkDirectAddCount8(b *testing.B) {
-	acc := make([]float32, 1_000_000)
-	c8 := make([]uint8, 1_000_000)
-	log := make([]int32, 0, len(benchIdx)/256+1)
-	for i := 0; i < b.N; i++ {
-		addCount8Idx(acc, c8, benchIdx, 0, len(benchIdx), benchVal, log[:0])
+		directAddRec(r, benchIdx, benchVal)
 	}
 }
 

@@ -193,7 +193,7 @@
 // W1-W7 against PyTorch 1.13 are timed side by side by scattercheck bench
 // (the README has the table); per kernel, go test -bench Direct. The
 // figures behind the choices above are in the comments where they are
-// made (gen_direct.py, rows_amd64.s, mean8.go, direct.go).
+// made (gen_direct.py, rows_amd64.s, exec.go, direct.go).
 //
 // The parallel paths need the second core. On two workers the private
 // path of W7 (torch-2) costs about 6% more CPU time than the serial fold

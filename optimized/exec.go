@@ -392,9 +392,6 @@ func (r *runner[T, A]) serial() bool {
 func (r *runner[T, A]) private(W int) bool {
 	n := r.j.g.outN
 	if r.splitMean() && !r.meanRecs() {
-		if r.mean8() && (W == 2 || r.b.force == "private") {
-			return r.privateMean8(W)
-		}
 		return r.privateMean(W)
 	}
 	if !r.j.exact {
@@ -495,10 +492,12 @@ func (r *runner[T, A]) privateShared(W int) bool {
 // meanRecs reports whether a direct float32 mean with include_self (W4)
 // takes privateShared, whose accumulators are (sum, int32 count) records
 // folded by the addRec kernels (direct_amd64.s), rather than
-// privateMean8: when the records are directMinBytes or more. Each
+// privateMean: when the records are directMinBytes or more. Each
 // contribution then misses once, its sum and count sharing a cache line,
 // and the merge reads both record sets once; on two workers W4 took
-// 10.0-10.2 ms (fastest of 20 calls) against privateMean8's 12.6-12.9,
+// 10.0-10.2 ms (fastest of 20 calls) against 12.6-12.9 for the path
+// it replaced (privateMean8: worker 0 counting every contribution into
+// one-byte counters while worker 1 summed most of them),
 // and 20-21 ms of CPU time per call against 24-28, in three alternated
 // pairs of runs (BenchmarkPath/W4/default).
 func (r *runner[T, A]) meanRecs() bool {
