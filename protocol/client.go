@@ -388,7 +388,7 @@ func (c *Client) roundTrip(line []byte, id int64, op string, timeout time.Durati
 		return Answer{}, c.fail(KindTimeout, id, op, fmt.Sprintf("no answer within %v", timeout))
 	case err == io.EOF:
 		return Answer{}, c.fail(KindCrash, id, op, "the implementation closed its standard output")
-	case errors.Is(err, errLineTooLong):
+	case errors.Is(err, ErrLineTooLong):
 		return Answer{}, c.fail(KindGarbage, id, op, fmt.Sprintf("an answer line longer than %d bytes, the most this request can legitimately get", maxLine))
 	case err != nil:
 		return Answer{}, c.fail(KindCrash, id, op, "reading the answer failed: "+err.Error())

@@ -180,7 +180,7 @@ func broadcastBound(shapes [][]int) int {
 }
 
 // readAnswer returns the next line without its newline. A line longer
-// than max is not read past max: errLineTooLong at once, so that a peer
+// than max is not read past max: ErrLineTooLong at once, so that a peer
 // that never ends its line costs max bytes, not memory without bound.
 func readAnswer(br *bufio.Reader, max int) ([]byte, error) {
 	var line []byte
@@ -191,7 +191,7 @@ func readAnswer(br *bufio.Reader, max int) ([]byte, error) {
 			body = chunk[:len(chunk)-1]
 		}
 		if len(line)+len(body) > max {
-			return nil, errLineTooLong
+			return nil, ErrLineTooLong
 		}
 		line = append(line, body...)
 		switch {

@@ -70,7 +70,7 @@ func ServeLines(r io.Reader, w io.Writer, max int, answer func(line []byte) []by
 		}
 		var ans []byte
 		switch {
-		case errors.Is(err, errLineTooLong):
+		case errors.Is(err, ErrLineTooLong):
 			if tooLong != nil {
 				tooLong(err)
 			}
@@ -184,9 +184,6 @@ func (s *Server) logf(format string, args ...any) {
 // ErrLineTooLong is ReadLine's error for a line longer than its limit.
 var ErrLineTooLong = errors.New("line longer than the limit")
 
-// errLineTooLong is ErrLineTooLong, under the name the package's readers use.
-var errLineTooLong = ErrLineTooLong
-
 // ReadLine returns the next line of br without its newline: the line
 // reader of Serve, for servers of the protocol written beside it. A line
 // longer than max bytes is consumed to its end and ErrLineTooLong
@@ -209,7 +206,7 @@ func ReadLine(br *bufio.Reader, max int) ([]byte, error) {
 			continue
 		case err == io.EOF:
 			if tooLong || len(line) > max {
-				return nil, errLineTooLong
+				return nil, ErrLineTooLong
 			}
 			if len(line) == 0 {
 				return nil, io.EOF
@@ -219,7 +216,7 @@ func ReadLine(br *bufio.Reader, max int) ([]byte, error) {
 			return nil, err
 		}
 		if tooLong {
-			return nil, errLineTooLong
+			return nil, ErrLineTooLong
 		}
 		return line[:len(line)-1], nil
 	}
