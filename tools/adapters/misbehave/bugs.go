@@ -108,30 +108,46 @@ func boolSumAsAnd(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 // means and products computed in float32 and stored by truncation (class
 // half-truncated).
 func halfTruncated(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-	var dt scatter.DType
+	return storeWide(b, c, func(out any, i int, x float64) {
+		scatter.SetFloat(out, i, x) // to nearest
+		if y := scatter.Float64At(out, i); !math.IsNaN(x) && math.Abs(y) > math.Abs(x) {
+			stepTowardZero(out, i)
+		}
+	})
+}
+
+// wideCall returns the float32 copy of a float16/bfloat16 scatter_add, or
+// scatter_reduce sum, mean or product, whose src has self's dtype, and
+// that dtype; ok is false for any other call.
+func wideCall(c scatter.Call) (wide scatter.Call, dt scatter.DType, ok bool) {
 	switch x := c.(type) {
 	case scatter.ScatterAdd:
 		dt = x.Self.DType()
 		if !is16(dt) || x.Src.DType() != dt || x.Self.Validate() != nil || x.Src.Validate() != nil {
-			break
+			return nil, dt, false
 		}
 		x.Self, x.Src = widen(x.Self), widen(x.Src)
-		return truncated(b, c, x, dt)
+		return x, dt, true
 	case scatter.ScatterReduce:
 		dt = x.Self.DType()
 		if !is16(dt) || x.Src.DType() != dt || x.Reduce == scatter.ReduceAmax || x.Reduce == scatter.ReduceAmin ||
 			x.Self.Validate() != nil || x.Src.Validate() != nil {
-			break
+			return nil, dt, false
 		}
 		x.Self, x.Src = widen(x.Self), widen(x.Src)
-		return truncated(b, c, x, dt)
+		return x, dt, true
 	}
-	return b.Run(c)
+	return nil, dt, false
 }
 
-// truncated runs the float32 call wide (after checking the call c itself)
-// and stores its result in dt rounding toward zero.
-func truncated(b scatter.Backend, c, wide scatter.Call, dt scatter.DType) (scatter.Result, error) {
+// storeWide runs a call wideCall accepts wide (after checking the call c
+// itself) and stores each element x of its result in the dtype with
+// store(out, i, x); any other call runs as it is.
+func storeWide(b scatter.Backend, c scatter.Call, store func(out any, i int, x float64)) (scatter.Result, error) {
+	wide, dt, ok := wideCall(c)
+	if !ok {
+		return b.Run(c)
+	}
 	if res, err := b.Run(c); err != nil {
 		return res, err
 	}
@@ -142,11 +158,7 @@ func truncated(b scatter.Backend, c, wide scatter.Call, dt scatter.DType) (scatt
 	w := res.Out.Contiguous()
 	out := scatter.Tensor{Shape: w.Shape, Data: scatter.MakeData(dt, w.NumEl())}
 	for i := 0; i < w.NumEl(); i++ {
-		x := scatter.Float64At(w.Data, i)
-		scatter.SetFloat(out.Data, i, x) // to nearest
-		if y := scatter.Float64At(out.Data, i); !math.IsNaN(x) && math.Abs(y) > math.Abs(x) {
-			stepTowardZero(out.Data, i)
-		}
+		store(out.Data, i, scatter.Float64At(w.Data, i))
 	}
 	return scatter.Result{Out: out}, nil
 }
@@ -240,51 +252,19 @@ func meanOfAccumulator(b scatter.Backend, c scatter.Call) (scatter.Result, error
 // alike too; they answer alike wherever those steps have no tie).
 func storeWith(round func(x float64, down, up uint16, val func(uint16) float64) uint16) func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-		var wide scatter.Call
-		var dt scatter.DType
-		switch x := c.(type) {
-		case scatter.ScatterAdd:
-			dt = x.Self.DType()
-			if !is16(dt) || x.Src.DType() != dt || x.Self.Validate() != nil || x.Src.Validate() != nil {
-				return b.Run(c)
+		return storeWide(b, c, func(out any, i int, x float64) {
+			scatter.SetFloat(out, i, math.Abs(x)) // the magnitude to nearest
+			if math.IsNaN(x) || math.IsInf(x, 0) || scatter.Float64At(out, i) == math.Abs(x) {
+				scatter.SetFloat(out, i, x)
+				return
 			}
-			x.Self, x.Src = widen(x.Self), widen(x.Src)
-			wide = x
-		case scatter.ScatterReduce:
-			dt = x.Self.DType()
-			if !is16(dt) || x.Src.DType() != dt || x.Reduce == scatter.ReduceAmax || x.Reduce == scatter.ReduceAmin ||
-				x.Self.Validate() != nil || x.Src.Validate() != nil {
-				return b.Run(c)
-			}
-			x.Self, x.Src = widen(x.Self), widen(x.Src)
-			wide = x
-		default:
-			return b.Run(c)
-		}
-		if res, err := b.Run(c); err != nil {
-			return res, err
-		}
-		res, err := b.Run(wide)
-		if err != nil {
-			return res, err
-		}
-		w := res.Out.Contiguous()
-		out := scatter.Tensor{Shape: w.Shape, Data: scatter.MakeData(dt, w.NumEl())}
-		for i := 0; i < w.NumEl(); i++ {
-			x := scatter.Float64At(w.Data, i)
-			scatter.SetFloat(out.Data, i, math.Abs(x)) // the magnitude to nearest
-			if math.IsNaN(x) || math.IsInf(x, 0) || scatter.Float64At(out.Data, i) == math.Abs(x) {
-				scatter.SetFloat(out.Data, i, x)
-				continue
-			}
-			bits, val := magnitudeBits(out.Data, i)
+			bits, val := magnitudeBits(out, i)
 			down, up := bits, bits+1
-			if scatter.Float64At(out.Data, i) > math.Abs(x) {
+			if scatter.Float64At(out, i) > math.Abs(x) {
 				down, up = bits-1, bits
 			}
-			setMagnitudeBits(out.Data, i, round(math.Abs(x), down, up, val), math.Signbit(x))
-		}
-		return scatter.Result{Out: out}, nil
+			setMagnitudeBits(out, i, round(math.Abs(x), down, up, val), math.Signbit(x))
+		})
 	}
 }
 
