@@ -105,7 +105,6 @@ type mergedRun struct {
 	ids         map[string]bool
 	hadNothing  bool // an input run had its gate/nothing-passed case
 	seedChecks  map[string]bool
-	inputs      int
 	stderrParts []string
 }
 
@@ -148,7 +147,6 @@ func mergeReports(ins []jsonReport, strictXfail bool) (jsonReport, []*runReport,
 				byKey[key] = m
 				order = append(order, key)
 			}
-			m.inputs++
 			m.seedChecks[fmt.Sprintf("seed %d, checks %d", jr.Seed, jr.Checks)] = true
 			for _, s := range jr.Suites {
 				if !slices.Contains(m.r.Suites, s) {
