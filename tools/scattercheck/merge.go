@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -197,7 +198,7 @@ func mergeReports(ins []jsonReport, strictXfail bool) (jsonReport, []*runReport,
 		r := m.r
 		if len(m.seedChecks) > 1 {
 			warnings = append(warnings, fmt.Sprintf("%s (%v): the inputs ran with different settings (%s); they are merged all the same",
-				r.Impl.Name, r.Profile, strings.Join(sortedKeys(m.seedChecks), "; ")))
+				r.Impl.Name, r.Profile, strings.Join(slices.Sorted(maps.Keys(m.seedChecks)), "; ")))
 		}
 		if len(m.shards) > 0 {
 			r.Notes = append(r.Notes, "merged from shards "+strings.Join(m.shards, ", "))
@@ -312,13 +313,4 @@ func missingShards(shards []string) string {
 		}
 	}
 	return strings.Join(problems, "; ")
-}
-
-func sortedKeys(m map[string]bool) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
