@@ -340,17 +340,6 @@ def gather_checks(inp, dim, index):
     return dim
 
 
-def index_values(idx, size):
-    """The by-design difference every framework here has: PyTorch raises
-    for an index outside [0, size); the framework does not say so in the
-    same way. Such calls are answered unsupported (see the docstring)."""
-    if idx.size:
-        bad = (idx < 0) | (idx >= size)
-        if bad.any():
-            v = int(idx[bad].flat[0])
-            fail("unsupported", BAD_INDEX % (v, size))
-
-
 def identity(reduce, dtype):
     if reduce in ("sum", "mean"):
         return dtype.type(0)
