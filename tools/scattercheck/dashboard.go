@@ -291,12 +291,12 @@ func (fw framework) resolve(ctx context.Context, cache string, stderr io.Writer)
 	return cmd, runner, ""
 }
 
-// shellWord quotes s for sh when it needs it.
+// shellWord quotes s for sh (shQuote) when it needs it.
 func shellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@") == "" {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return shQuote(s)
 }
 
 // runFramework runs the gate on one framework, then its repro script
