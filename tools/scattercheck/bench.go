@@ -492,11 +492,7 @@ func (t *benchTarget) time(call scatter.Call, warm, n int) ([]int64, error) {
 		if err != nil {
 			return nil, err
 		}
-		ns := make([]int64, n)
-		for i, s := range secs[warm:] {
-			ns[i] = int64(math.Round(s * 1e9))
-		}
-		return ns, nil
+		return nanoseconds(secs[warm:]), nil
 	}
 	for range warm {
 		runtime.GC()
@@ -521,6 +517,15 @@ func (t *benchTarget) time(call scatter.Call, warm, n int) ([]int64, error) {
 		}
 	}
 	return ns, nil
+}
+
+// nanoseconds converts times in seconds to whole nanoseconds.
+func nanoseconds(secs []float64) []int64 {
+	ns := make([]int64, len(secs))
+	for i, s := range secs {
+		ns[i] = int64(math.Round(s * 1e9))
+	}
+	return ns
 }
 
 // startRSS begins the peak RSS measurement of an implementation on a

@@ -178,24 +178,17 @@ func fromSchema1(b []byte, r *benchReport) error {
 	if len(old.Targets) != len(r.Targets) || len(old.Workloads) != len(r.Workloads) {
 		return fmt.Errorf("schema 1 file not as written") // cannot happen: the same JSON
 	}
-	ns := func(secs []float64) []int64 {
-		var s []int64
-		for _, x := range secs {
-			s = append(s, int64(math.Round(x*1e9)))
-		}
-		return s
-	}
 	r.Date = old.Time
 	r.Machine.GOOS, r.Machine.GOARCH, _ = strings.Cut(old.Platform, "/")
 	r.Machine.Go, r.Machine.Cores = old.Go, old.CPUs
 	for i, t := range old.Targets {
 		r.Targets[i].Label, r.Targets[i].Name, r.Targets[i].Version = t.Name, t.Impl, ""
 	}
-	r.Memcpy.SamplesNS = ns(old.Memcpy.Seconds)
+	r.Memcpy.SamplesNS = nanoseconds(old.Memcpy.Seconds)
 	for wi, w := range old.Workloads {
 		for ri, res := range w.Results {
 			nr := &r.Workloads[wi].Results[ri]
-			nr.Label, nr.SamplesNS, nr.Bytes = res.Target, ns(res.Seconds), r.Workloads[wi].Bytes
+			nr.Label, nr.SamplesNS, nr.Bytes = res.Target, nanoseconds(res.Seconds), r.Workloads[wi].Bytes
 		}
 	}
 	r.finish()
