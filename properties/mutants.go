@@ -709,7 +709,7 @@ func dropNaN(t scatter.Tensor, r scatter.Reduce) scatter.Tensor {
 	}
 	for i := 0; i < c.NumEl(); i++ {
 		if isNaNAt(c.Data, i) {
-			setFloat(c.Data, i, loser)
+			scatter.SetFloat(c.Data, i, loser)
 		}
 	}
 	return c
@@ -742,7 +742,7 @@ func meanFromSum(b scatter.Backend, x scatter.ScatterReduce, fdiv func(float64, 
 		}
 		switch {
 		case dt.IsFloat() && fdiv != nil:
-			setFloat(out.Data, p, fdiv(scatter.Float64At(sums.Data, p), int(cnt)))
+			scatter.SetFloat(out.Data, p, fdiv(scatter.Float64At(sums.Data, p), int(cnt)))
 		case dt.IsInt() && idiv != nil:
 			scatter.SetInt(out.Data, p, dt.WrapInt(idiv(scatter.IntAt(sums.Data, p), cnt)))
 		}

@@ -239,7 +239,7 @@ func refoldRun(r foldRule, prof scatter.Profile) runFunc {
 		out := scatter.CloneTensor(res.Out.Contiguous())
 		for _, grp := range g.groups {
 			if v, ok := r.fold(g, grp); ok {
-				setFloat(out.Data, grp.out, v)
+				scatter.SetFloat(out.Data, grp.out, v)
 			}
 		}
 		return scatter.Result{Out: out, Arg: res.Arg}, nil
@@ -440,7 +440,7 @@ func meanDividesAccumulator(b scatter.Backend, c scatter.Call) (scatter.Result, 
 	wc := w.Out.Contiguous()
 	out := scatter.Tensor{Shape: wc.Shape, Data: scatter.MakeData(dt, wc.NumEl())}
 	for i := 0; i < wc.NumEl(); i++ {
-		setFloat(out.Data, i, scatter.Float64At(wc.Data, i))
+		scatter.SetFloat(out.Data, i, scatter.Float64At(wc.Data, i))
 	}
 	return scatter.Result{Out: out, Arg: res.Arg}, nil
 }

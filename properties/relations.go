@@ -131,34 +131,18 @@ func identity(r scatter.Reduce, dt scatter.DType) scatter.Tensor {
 		scatter.SetInt(data, 0, 1)
 	case scatter.ReduceAmax:
 		if dt.IsFloat() {
-			setFloat(data, 0, math.Inf(-1))
+			scatter.SetFloat(data, 0, math.Inf(-1))
 		} else {
 			scatter.SetInt(data, 0, lo)
 		}
 	case scatter.ReduceAmin:
 		if dt.IsFloat() {
-			setFloat(data, 0, math.Inf(1))
+			scatter.SetFloat(data, 0, math.Inf(1))
 		} else {
 			scatter.SetInt(data, 0, hi)
 		}
 	}
 	return scatter.Tensor{Shape: []int{}, Data: data}
-}
-
-// setFloat stores v (rounded to the slice's type).
-func setFloat(data any, i int, v float64) {
-	switch d := data.(type) {
-	case []scatter.Float16:
-		d[i] = scatter.Float16FromFloat64(v)
-	case []scatter.BFloat16:
-		d[i] = scatter.BFloat16FromFloat64(v)
-	case []float32:
-		d[i] = float32(v)
-	case []float64:
-		d[i] = v
-	default:
-		scatter.SetInt(data, i, int64(v))
-	}
 }
 
 // addTensors returns a + b elementwise in their dtype, contiguous:
@@ -174,7 +158,7 @@ func addTensors(a, b scatter.Tensor) scatter.Tensor {
 		case dt.IsInt():
 			scatter.SetInt(out.Data, p, dt.WrapInt(scatter.IntAt(ca.Data, p)+scatter.IntAt(cb.Data, p)))
 		default:
-			setFloat(out.Data, p, scatter.Float64At(ca.Data, p)+scatter.Float64At(cb.Data, p))
+			scatter.SetFloat(out.Data, p, scatter.Float64At(ca.Data, p)+scatter.Float64At(cb.Data, p))
 		}
 	}
 	return out

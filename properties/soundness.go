@@ -209,7 +209,7 @@ func soundnessCall(rng *rand.Rand, dt scatter.DType) soundCase {
 	tensor := func(n int) scatter.Tensor {
 		t := scatter.Tensor{Shape: []int{n}, Data: scatter.MakeData(dt, n)}
 		for i := range n {
-			setFloat(t.Data, i, val())
+			scatter.SetFloat(t.Data, i, val())
 		}
 		return t
 	}
@@ -329,7 +329,7 @@ func (a *alternative) answer(sc soundCase) scatter.Result {
 	dt := sc.dt
 	out := scatter.Tensor{Shape: []int{len(sc.init)}, Data: scatter.MakeData(dt, len(sc.init))}
 	for i, v := range sc.init {
-		setFloat(out.Data, i, v)
+		scatter.SetFloat(out.Data, i, v)
 	}
 	a.acc = sc.accumulator(a.prof)
 	for _, g := range sc.groups {
@@ -354,7 +354,7 @@ func (a *alternative) answer(sc soundCase) scatter.Result {
 			}
 			v = roundDT(dt, v/float64(c)) // the sum stored in the dtype, divided there
 		}
-		setFloat(out.Data, g.out, v)
+		scatter.SetFloat(out.Data, g.out, v)
 	}
 	return scatter.Result{Out: out}
 }
@@ -462,7 +462,7 @@ func wrongAnswer(rng *rand.Rand, canon scatter.Result, groups []group) (scatter.
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > callgen.FactsOf(out.DType()).Max/2 {
 		return scatter.Result{}, false
 	}
-	setFloat(out.Data, g.out, v*1.375)
+	scatter.SetFloat(out.Data, g.out, v*1.375)
 	if scatter.Float64At(out.Data, g.out) == v {
 		return scatter.Result{}, false
 	}

@@ -140,13 +140,13 @@ func widthStressCall(rng *rand.Rand, dt scatter.DType) scatter.Call {
 	}
 	self := scatter.Tensor{Shape: []int{m}, Data: scatter.MakeData(dt, m)}
 	for i := range m {
-		setFloat(self.Data, i, val())
+		scatter.SetFloat(self.Data, i, val())
 	}
 	idx := make([]int64, k)
 	src := scatter.Tensor{Shape: []int{k}, Data: scatter.MakeData(dt, k)}
 	for i := range k {
 		idx[i] = int64(rng.IntN(m))
-		setFloat(src.Data, i, val())
+		scatter.SetFloat(src.Data, i, val())
 	}
 	index := scatter.FromSlice(idx)
 	switch rng.IntN(4) {
