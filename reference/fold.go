@@ -139,19 +139,9 @@ func (p *plan) foldFloat(g group) (float64, int64) {
 	return acc, argv
 }
 
-// setFloat stores v, rounded to the slice's type, at position i.
-func setFloat(data any, i int, v float64) {
-	switch d := data.(type) {
-	case []scatter.Float16:
-		d[i] = scatter.Float16FromFloat64(v)
-	case []scatter.BFloat16:
-		d[i] = scatter.BFloat16FromFloat64(v)
-	case []float32:
-		d[i] = float32(v)
-	case []float64:
-		d[i] = v
-	}
-}
+// setFloat stores v, rounded to the slice's type, at position i
+// (scatter.SetFloat).
+func setFloat(data any, i int, v float64) { scatter.SetFloat(data, i, v) }
 
 // intAt returns element i of an integer or bool slice as an int64
 // (scatter.IntAt).
