@@ -42,19 +42,6 @@ func directAddBF16[I ix](acc []float32, t []I, v []uint16) (int, bool) {
 	return addBF16I32(&acc[0], len(acc), (*int32)(p), &v[0], n), true
 }
 
-// directAddCount is directAdd that also adds one to cnt[t[k]] (cnt as
-// long as acc), for float32.
-func directAddCount[I ix](acc []float32, cnt []int32, t []I, v []float32) (int, bool) {
-	if !hasDirect || len(t) == 0 || uintptr(len(acc))*4 < directMinBytes || len(cnt) < len(acc) {
-		return 0, false
-	}
-	p, n := unsafe.Pointer(unsafe.SliceData(t)), len(t)
-	if unsafe.Sizeof(t[0]) == 8 {
-		return addCntF32I64(&acc[0], &cnt[0], len(acc), (*int64)(p), &v[0], n), true
-	}
-	return addCntF32I32(&acc[0], &cnt[0], len(acc), (*int32)(p), &v[0], n), true
-}
-
 // directAddRec is directAdd into (sum, count) records: r[t[k]].a +=
 // v[k] and r[t[k]].n += 1, for float32 (a mean's sums and counts in one
 // cache line, so that a contribution misses once).
@@ -80,26 +67,6 @@ func directCount[I ix](cnt []int32, t []I) (int, bool) {
 		return cntI64(&cnt[0], len(cnt), (*int64)(p), len(t)), true
 	}
 	return cntI32(&cnt[0], len(cnt), (*int32)(p), len(t)), true
-}
-
-// addCountIdx is directAddCount over idx[lo:hi] (a []int64 or []int32)
-// when acc is []float32; it reports false when the kernel does not apply.
-func addCountIdx[A any, T any](acc []A, cnt []int32, idx any, lo, hi int, v []T) (int, bool) {
-	a, ok := any(acc).([]float32)
-	if !ok || lo >= hi {
-		return 0, false
-	}
-	vv, ok := any(v).([]float32)
-	if !ok || len(vv) < hi-lo {
-		return 0, false
-	}
-	switch x := idx.(type) {
-	case []int64:
-		return directAddCount(a, cnt, x[lo:hi], vv)
-	case []int32:
-		return directAddCount(a, cnt, x[lo:hi], vv)
-	}
-	return 0, false
 }
 
 // directMinBytes is the smallest accumulator the direct kernels take:

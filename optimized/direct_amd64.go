@@ -17,9 +17,6 @@ func addF64I64(acc *float64, nacc int, t *int64, v *float64, n int) int
 func addBF16I64(acc *float32, nacc int, t *int64, v *uint16, n int) int
 
 //go:noescape
-func addCntF32I64(acc *float32, cnt *int32, nacc int, t *int64, v *float32, n int) int
-
-//go:noescape
 func cntI64(cnt *int32, nacc int, t *int64, n int) int
 
 //go:noescape
@@ -45,9 +42,6 @@ func addF64I32(acc *float64, nacc int, t *int32, v *float64, n int) int
 
 //go:noescape
 func addBF16I32(acc *float32, nacc int, t *int32, v *uint16, n int) int
-
-//go:noescape
-func addCntF32I32(acc *float32, cnt *int32, nacc int, t *int32, v *float32, n int) int
 
 //go:noescape
 func cntI32(cnt *int32, nacc int, t *int32, n int) int

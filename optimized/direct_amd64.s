@@ -10,7 +10,6 @@
 //	r[t[k]].a += v[k]; r[t[k]].n += 1
 //	                      (addRec kernels: float32 sum and int32 count
 //	                       side by side, rec[float32], one cache line)
-//	both                  (addCnt kernels)
 //
 // stopping at the first t[k] outside [0, nacc); they return how many
 // contributions they folded (n when every index is in range). Each
@@ -142,50 +141,6 @@ addBF16I64_tail:
 	JMP  addBF16I64_tail
 addBF16I64_done:
 	MOVQ AX, ret+40(FP)
-	RET
-
-// func addCntF32I64(acc *float32, cnt *int32, nacc int, t *int64, v *float32, n int) int
-TEXT ·addCntF32I64(SB), NOSPLIT, $0-56
-	MOVQ acc+0(FP), DI
-	MOVQ cnt+8(FP), R13
-	MOVQ nacc+16(FP), R8
-	MOVQ t+24(FP), SI
-	MOVQ v+32(FP), DX
-	MOVQ n+40(FP), CX
-	XORQ AX, AX                      // k
-	MOVQ CX, R11
-	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
-addCntF32I64_main:
-	CMPQ AX, R11
-	JGE  addCntF32I64_tail
-	MOVQ 256(SI)(AX*8), R9
-	PREFETCHT0 (DI)(R9*4)
-	PREFETCHT0 (R13)(R9*4)
-	PREFETCHT0 1024(SI)(AX*8)
-	PREFETCHT0 512(DX)(AX*4)
-	MOVQ 0(SI)(AX*8), BX
-	CMPQ BX, R8
-	JAE  addCntF32I64_done
-	MOVSS 0(DX)(AX*4), X0
-	ADDSS (DI)(BX*4), X0
-	MOVSS X0, (DI)(BX*4)
-	INCL (R13)(BX*4)
-	ADDQ $1, AX
-	JMP  addCntF32I64_main
-addCntF32I64_tail:
-	CMPQ AX, CX
-	JGE  addCntF32I64_done
-	MOVQ 0(SI)(AX*8), BX
-	CMPQ BX, R8
-	JAE  addCntF32I64_done
-	MOVSS 0(DX)(AX*4), X0
-	ADDSS (DI)(BX*4), X0
-	MOVSS X0, (DI)(BX*4)
-	INCL (R13)(BX*4)
-	INCQ AX
-	JMP  addCntF32I64_tail
-addCntF32I64_done:
-	MOVQ AX, ret+48(FP)
 	RET
 
 // func cntI64(cnt *int32, nacc int, t *int64, n int) int
@@ -665,50 +620,6 @@ addBF16I32_tail:
 	JMP  addBF16I32_tail
 addBF16I32_done:
 	MOVQ AX, ret+40(FP)
-	RET
-
-// func addCntF32I32(acc *float32, cnt *int32, nacc int, t *int32, v *float32, n int) int
-TEXT ·addCntF32I32(SB), NOSPLIT, $0-56
-	MOVQ acc+0(FP), DI
-	MOVQ cnt+8(FP), R13
-	MOVQ nacc+16(FP), R8
-	MOVQ t+24(FP), SI
-	MOVQ v+32(FP), DX
-	MOVQ n+40(FP), CX
-	XORQ AX, AX                      // k
-	MOVQ CX, R11
-	SUBQ $32, R11                    // the main loop's end: t[k+32] stays inside t
-addCntF32I32_main:
-	CMPQ AX, R11
-	JGE  addCntF32I32_tail
-	MOVLQSX 128(SI)(AX*4), R9
-	PREFETCHT0 (DI)(R9*4)
-	PREFETCHT0 (R13)(R9*4)
-	PREFETCHT0 512(SI)(AX*4)
-	PREFETCHT0 512(DX)(AX*4)
-	MOVLQSX 0(SI)(AX*4), BX
-	CMPQ BX, R8
-	JAE  addCntF32I32_done
-	MOVSS 0(DX)(AX*4), X0
-	ADDSS (DI)(BX*4), X0
-	MOVSS X0, (DI)(BX*4)
-	INCL (R13)(BX*4)
-	ADDQ $1, AX
-	JMP  addCntF32I32_main
-addCntF32I32_tail:
-	CMPQ AX, CX
-	JGE  addCntF32I32_done
-	MOVLQSX 0(SI)(AX*4), BX
-	CMPQ BX, R8
-	JAE  addCntF32I32_done
-	MOVSS 0(DX)(AX*4), X0
-	ADDSS (DI)(BX*4), X0
-	MOVSS X0, (DI)(BX*4)
-	INCL (R13)(BX*4)
-	INCQ AX
-	JMP  addCntF32I32_tail
-addCntF32I32_done:
-	MOVQ AX, ret+48(FP)
 	RET
 
 // func cntI32(cnt *int32, nacc int, t *int32, n int) int

@@ -547,10 +547,6 @@ func (r *runner[T, A]) privateMean(W int) bool {
 			// sum, then count, blocks small enough for the index to stay
 			// in cache between the two
 			oks[0] = true
-			if n, ok := addCountIdx(plains[0][:g.size], cnts[0][:g.size], j.idx, g.iOff+lo, g.iOff+hi, r.src[g.sOff+lo:g.sOff+hi]); ok {
-				oks[0] = n == hi-lo
-				return
-			}
 			for q := lo; q < hi; q += 4 * batch {
 				e := min(q+4*batch, hi)
 				if !r.f.plainIdx(j.op, plains[0][:g.size], j.idx, g.iOff+q, g.iOff+e, r.src[g.sOff+q:g.sOff+e]) {
