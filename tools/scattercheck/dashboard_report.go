@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/scatterconf/scatter"
 )
 
 // The dashboard's reports are the gate's -json reports (schema 1, every
@@ -253,8 +255,13 @@ func claimedOps(r jsonRun) []string {
 	return ops
 }
 
-var (
-	tableOps = []string{"scatter", "scatter_add", "scatter_reduce", "index_reduce", "gather",
-		"torch_scatter.scatter_add", "torch_scatter.scatter", "tensor.scatter", "tensor.gather"}
-	tableDTypes = []string{"bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"}
-)
+// The operations and dtypes of the table, in the gate's order.
+var tableOps, tableDTypes = func() (ops, dts []string) {
+	for _, op := range scatter.Ops {
+		ops = append(ops, string(op))
+	}
+	for _, dt := range scatter.DTypes {
+		dts = append(dts, dt.String())
+	}
+	return ops, dts
+}()
