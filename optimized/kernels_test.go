@@ -175,14 +175,18 @@ func TestBF16Add(t *testing.T) {
 	}
 }
 
+// bf16Lows are the rounding cases of a float32's low 16 bits when it is
+// rounded to bfloat16: exact, just below, at and above the tie, the
+// largest.
+var bf16Lows = []uint32{0, 1, 0x7ffe, 0x7fff, 0x8000, 0x8001, 0xc000, 0xffff}
+
 // bf16FromF32 against bf16FromF64 on every float32 whose low 16 bits are
 // one of the rounding cases (exact, just below, at and above the tie, the
 // largest), for every upper half: every sign, exponent and bfloat16
 // significand, with infinities and NaNs.
 func TestBF16FromF32LowHalves(t *testing.T) {
-	lows := []uint32{0, 1, 0x7ffe, 0x7fff, 0x8000, 0x8001, 0xc000, 0xffff}
 	for hi := uint32(0); hi < 1<<16; hi++ {
-		for _, lo := range lows {
+		for _, lo := range bf16Lows {
 			x := math.Float32frombits(hi<<16 | lo)
 			if got, want := bf16FromF32(x), bf16FromF64(float64(x)); got != want {
 				t.Fatalf("bf16FromF32(%#08x) = %#04x, want %#04x", hi<<16|lo, got, want)
@@ -200,10 +204,9 @@ func TestBF16FromF32LowHalves(t *testing.T) {
 func TestFinishBF16TwoAccs(t *testing.T) {
 	h := half{bf: true}
 	f := &fin{op: opSum}
-	lows := []uint32{0, 1, 0x7ffe, 0x7fff, 0x8000, 0x8001, 0xc000, 0xffff}
 	var a0 []float32
 	for hi := uint32(0); hi < 1<<16; hi++ {
-		for _, lo := range lows {
+		for _, lo := range bf16Lows {
 			a0 = append(a0, math.Float32frombits(hi<<16|lo))
 		}
 	}
@@ -247,11 +250,11 @@ func TestFinishCountF32TwoSets(t *testing.T) {
 		for _, perStep := range []bool{false, true} {
 			f := &fin{op: opSum, mean: true, counted: true, countSelf: countSelf, cntPerStep: perStep}
 			fo := newFinOne[float32](f)
+			counts := []int32{0, 0, 1, 2, 3, 7, 255, 256, 1 << 24, 1<<24 + 1, 1 << 29}
 			for _, n := range []int{1000, 1001, 1002, 1003, 3} {
 				r0, r1 := make([]rec[float32], n), make([]rec[float32], n)
 				out, want := make([]float32, n), make([]float32, n)
 				for i := range r0 {
-					counts := []int32{0, 0, 1, 2, 3, 7, 255, 256, 1 << 24, 1<<24 + 1, 1 << 29}
 					r0[i] = rec[float32]{float32(randFloat64(r)), counts[r.Intn(len(counts))]}
 					r1[i] = rec[float32]{float32(randFloat64(r)), counts[r.Intn(len(counts))]}
 					out[i] = float32(randFloat64(r))
