@@ -212,7 +212,15 @@ func accRule(acc func(foldGroups) fpFormat, applies func(g foldGroups) bool) fol
 
 // opmathProfiles are the profiles that accumulate 16-bit sums in float32
 // and round once (scatter.Profile.RoundsPerStep false).
-var opmathProfiles = []scatter.Profile{scatter.Torch2, scatter.Torch26}
+var opmathProfiles = func() []scatter.Profile {
+	var ps []scatter.Profile
+	for _, p := range scatter.Profiles {
+		if !p.RoundsPerStep() {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}()
 
 // modeMutant builds a mutant that rounds with rule m under a profile.
 func modeMutant(m rmode) func(scatter.Profile) runFunc {

@@ -169,7 +169,7 @@ func (sc soundCase) accumulator(prof scatter.Profile) scatter.DType {
 // only for exact values; the conformant sets admit only each operation's
 // own arithmetic.
 func opmathDiffers(prof scatter.Profile, dt scatter.DType) bool {
-	return (dt == scatter.DTFloat16 || dt == scatter.DTBFloat16) && !prof.RoundsPerStep()
+	return is16(dt) && !prof.RoundsPerStep()
 }
 
 // soundnessCall builds a valid call in dtype dt with few targets and long
