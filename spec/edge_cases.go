@@ -71,10 +71,6 @@ func edgeCases() []Case {
 		opFG  = scatter.OpTensorGather
 		torch = "torch_scatter"
 	)
-	only113 := []scatter.Profile{scatter.Torch113}
-	only2 := []scatter.Profile{scatter.Torch2}                    // PyTorch ≥ 2.8 (verified: 2.14)
-	torch2x := []scatter.Profile{scatter.Torch2, scatter.Torch26} // PyTorch 2 (verified: 2.6, 2.14)
-	before28 := []scatter.Profile{scatter.Torch113, scatter.Torch26}
 	before214 := []scatter.Profile{scatter.Torch113, scatter.Torch26}
 	fval := func(v float64) *scatter.Scalar { return scatter.Ptr(scatter.Float(v)) }
 	ival := func(v int64) *scatter.Scalar { return scatter.Ptr(scatter.Int(v)) }
@@ -218,7 +214,7 @@ func edgeCases() []Case {
 			Source:   ecRow(14) + " under torch ≥ 2.8 (int32 indices accepted, SEMANTICS.md §1.3 step 2)",
 			Call:     scatter.Scatter{Self: full(F32, 0, 3), Dim: 0, Index: i32(0, 1), Src: full(F32, 1, 2)},
 			Want:     f32(1, 1, 0),
-			Profiles: only2,
+			Profiles: onlyTorch2,
 		},
 		{
 			Name:   "scatter/empty-index/float32/float-index-no-checks",
@@ -364,7 +360,7 @@ func edgeCases() []Case {
 			Source:   "torch 2.14 takes lowest <= v < max+1 and truncates: uint8 255.5 gives 255 (256.0 and -0.5 still raise)",
 			Call:     scatter.Scatter{Self: full(U8, 0, 2), Dim: 0, Index: i64(1), Value: fval(255.5)},
 			Want:     u8(0, 255),
-			Profiles: only2,
+			Profiles: onlyTorch2,
 		},
 		{
 			Name:     "scatter/scalar-value/int64/2^63-wraps",
@@ -380,7 +376,7 @@ func edgeCases() []Case {
 			Source:   "torch 2.14: the float 2^63 is not below int64's max+1: value cannot be converted to type int64_t without overflow",
 			Call:     scatter.Scatter{Self: full(I64, 0, 2), Dim: 0, Index: i64(1), Value: fval(9223372036854775808.0)},
 			WantErr:  scatter.ErrValueOverflow,
-			Profiles: only2,
+			Profiles: onlyTorch2,
 		},
 		{
 			Name:   "index_reduce/mean/bfloat16/middle-dim-count-per-step",
@@ -414,7 +410,7 @@ func edgeCases() []Case {
 			Source:   "torch 1.13 counts index_reduce's mean in bfloat16 along every dimension: the count sticks at 256, 1000/256 = 3.90625",
 			Call:     scatter.IndexReduce{Self: full(BF16, 0, 1, 1), Dim: 0, Index: full(I64, 0, 299), Source: bf16Source(1000, 299, 1), Reduce: scatter.ReduceMean},
 			Want:     shape(bf16(3.90625), 1, 1),
-			Profiles: only113,
+			Profiles: onlyTorch113,
 		},
 		{
 			Name:   "scatter/scalar-value/bfloat16/rounds-through-float32",
@@ -445,7 +441,7 @@ func edgeCases() []Case {
 			Source:   "torch 2.14's new_full() of one float16 element converts the fill value unchecked: 65520 rounds to inf (65519 to 65504); with two elements it raises",
 			Call:     scatter.TorchScatterAdd{Src: f16(1, 2), Index: i64(0, 0), FillValue: scatter.Float(65520)},
 			Want:     f16(math.Inf(1)),
-			Profiles: only2,
+			Profiles: onlyTorch2,
 		},
 		{
 			Name:     "torch_scatter.scatter_add/fill-value/float16/65520-two-elements-overflows",
@@ -453,7 +449,7 @@ func edgeCases() []Case {
 			Source:   "torch 2.14's new_full() of two float16 elements checks the fill value: value cannot be converted to type c10::Half without overflow",
 			Call:     scatter.TorchScatterAdd{Src: f16(1, 2), Index: i64(0, 1), FillValue: scatter.Float(65520)},
 			WantErr:  scatter.ErrValueOverflow,
-			Profiles: only2,
+			Profiles: onlyTorch2,
 		},
 		{
 			Name:    "scatter/dtype-mismatch/float32/0-d-float64-tensor-value-is-src",
@@ -555,7 +551,7 @@ func edgeCases() []Case {
 			Call: scatter.ScatterAdd{Self: f16(2048), Dim: 0,
 				Index: full(I64, 0, 10), Src: full(F16, 1, 10)},
 			Want:     f16(2048),
-			Profiles: only113,
+			Profiles: onlyTorch113,
 		},
 		{
 			Name:   "scatter_add/16-bit/float16/float32-accumulation",
@@ -573,7 +569,7 @@ func edgeCases() []Case {
 			Call: scatter.ScatterAdd{Self: bf16(256), Dim: 0,
 				Index: full(I64, 0, 10), Src: full(BF16, 1, 10)},
 			Want:     bf16(256),
-			Profiles: only113,
+			Profiles: onlyTorch113,
 		},
 		{
 			Name:   "scatter_add/16-bit/bfloat16/float32-accumulation",
@@ -734,7 +730,7 @@ func edgeCases() []Case {
 			Call: scatter.ScatterReduce{Self: f16(2048), Dim: 0, Index: full(I64, 0, 10),
 				Src: full(F16, 1, 10), Reduce: scatter.ReduceMean},
 			Want:     f16(ecF16Div(2048, 11)),
-			Profiles: only113,
+			Profiles: onlyTorch113,
 		},
 		{
 			Name:   "scatter_reduce/mean/float16/float32-accumulation",
@@ -1010,7 +1006,7 @@ func edgeCases() []Case {
 			Call: scatter.IndexReduce{Self: full(F32, 1, 3, 2), Dim: 0, Index: i64(0, 2),
 				Source: shape(f32(5, 7), 2, 1), Reduce: scatter.ReduceProd},
 			Want:     shape(f32(5, 5, 1, 1, 7, 7), 3, 2),
-			Profiles: only113,
+			Profiles: onlyTorch113,
 		},
 		{
 			Name:   "index_reduce/prod/float32/source-slice-no-broadcast",
@@ -1107,7 +1103,7 @@ func edgeCases() []Case {
 			Source:   ecRow(115) + " under torch ≥ 2.8 (int32 indices accepted, SEMANTICS.md §7)",
 			Call:     scatter.Gather{Input: i64(1, 2, 3), Dim: 0, Index: i32(0)},
 			Want:     i64(1),
-			Profiles: only2,
+			Profiles: onlyTorch2,
 		},
 
 		// ---------------------------------------------------------------
@@ -1135,7 +1131,7 @@ func edgeCases() []Case {
 			Call: scatter.IndexReduce{Self: full(F32, 0, 3), Dim: 0, Index: shape(i64(1)),
 				Source: shape(f32(5)), Reduce: scatter.ReduceAmax},
 			Want:     f32(0, 5, 0),
-			Profiles: only113,
+			Profiles: onlyTorch113,
 		},
 		{
 			Name:   "index_reduce/amax/float32/0-d-source-1-d-self-rejected",
