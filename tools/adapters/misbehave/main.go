@@ -66,6 +66,7 @@ func main() {
 		os.Exit(3)
 	}
 	backend := reference.New(scatter.Torch2)
+	bug, isBug := bugModes[*mode]
 	br := bufio.NewReaderSize(os.Stdin, 1<<20)
 	w := bufio.NewWriter(os.Stdout)
 	say := func(line []byte) {
@@ -111,7 +112,7 @@ func main() {
 			}
 		}
 		run := backend.Run
-		if bug, ok := bugModes[*mode]; ok && bad {
+		if isBug && bad {
 			run = func(c scatter.Call) (scatter.Result, error) { return bug(backend, c) }
 		}
 		res, err := run(c)
@@ -119,7 +120,7 @@ func main() {
 			say(protocol.EncodeError(req.ID, err))
 			continue
 		}
-		if _, isBug := bugModes[*mode]; !bad || *mode == "slow" || isBug {
+		if !bad || *mode == "slow" || isBug {
 			ans, err := protocol.EncodeResult(req.ID, res)
 			if err != nil {
 				ans = protocol.EncodeError(req.ID, err)
