@@ -35,7 +35,7 @@ func adapterPath(t *testing.T, name string) string {
 func TestTorchAdapterGate(t *testing.T) {
 	py := python(t, "torch", "numpy")
 	js := filepath.Join(t.TempDir(), "r.json")
-	impl := shellQuote(py) + " " + shellQuote(adapterPath(t, "torch_adapter.py"))
+	impl := shQuote(py) + " " + shQuote(adapterPath(t, "torch_adapter.py"))
 	code, out, errb := runCmd(t, nil, "-impl", impl, "-profile", "torch-1.13", "-level", "strict",
 		"-checks", "15", "-properties-tier", "short", "-json", js)
 	if code != 0 {
@@ -57,7 +57,7 @@ func TestTorchAdapterGate(t *testing.T) {
 func TestNumpyAdapterGate(t *testing.T) {
 	py := python(t, "numpy")
 	js := filepath.Join(t.TempDir(), "r.json")
-	impl := shellQuote(py) + " " + shellQuote(adapterPath(t, "numpy_adapter.py"))
+	impl := shQuote(py) + " " + shQuote(adapterPath(t, "numpy_adapter.py"))
 	code, out, errb := runCmd(t, nil, "-impl", impl, "-checks", "15", "-properties-tier", "short", "-json", js)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (it does not conform)\n%s%s", code, out, errb)
@@ -103,7 +103,7 @@ func TestNumpyAdapterGate(t *testing.T) {
 func TestExampleAdapter(t *testing.T) {
 	ex := buildTool(t, "tools/adapters/example")
 	js := filepath.Join(t.TempDir(), "r.json")
-	code, out, errb := runCmd(t, nil, "-impl", shellQuote(ex), "-checks", "10", "-properties-tier", "short", "-json", js)
+	code, out, errb := runCmd(t, nil, "-impl", shQuote(ex), "-checks", "10", "-properties-tier", "short", "-json", js)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}

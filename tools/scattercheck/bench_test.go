@@ -99,7 +99,7 @@ func helperImpl(t *testing.T, mode string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return benchHelperEnv + "=" + mode + " exec " + shellQuote(exe)
+	return benchHelperEnv + "=" + mode + " exec " + shQuote(exe)
 }
 
 // benchJSON reads a -json file of scattercheck bench.
@@ -336,7 +336,7 @@ func TestBenchRestartRSS(t *testing.T) {
 		t.Skip("no peak RSS here")
 	}
 	js := filepath.Join(t.TempDir(), "bench.json")
-	impl := benchMarkEnv + "=" + shellQuote(filepath.Join(t.TempDir(), "crashed")) + " " + helperImpl(t, "crash-once")
+	impl := benchMarkEnv + "=" + shQuote(filepath.Join(t.TempDir(), "crashed")) + " " + helperImpl(t, "crash-once")
 	code, out, errb := runCmd(t, nil, "bench", "-scale", "1000", "-repeat", "2", "-workloads", "W1,W6,W3",
 		"-targets", "none", "-impl", helperImpl(t, "serve"), "-impl", impl, "-json", js)
 	if code != 1 {

@@ -70,14 +70,14 @@ func expectGone(t *testing.T, what string, pid int) {
 // starts a grandchild (recording its pid) before becoming impl.
 func spawningImpl(dir, impl string) (cmd, leader, grandchild string) {
 	leader, grandchild = filepath.Join(dir, "leader.pid"), filepath.Join(dir, "grandchild.pid")
-	cmd = "echo $$ > " + shellQuote(leader) + "; sleep 300 & echo $! > " + shellQuote(grandchild) + "; exec " + impl
+	cmd = "echo $$ > " + shQuote(leader) + "; sleep 300 & echo $! > " + shQuote(grandchild) + "; exec " + impl
 	return cmd, leader, grandchild
 }
 
 func TestCutShort(t *testing.T) {
 	gate := buildTool(t, "tools/scattercheck")
 	mb := buildTool(t, "tools/adapters/misbehave")
-	slow := shellQuote(mb) + " -mode slow -every 1 -delay 300ms"
+	slow := shQuote(mb) + " -mode slow -every 1 -delay 300ms"
 	for _, c := range []struct {
 		name   string
 		impl   string

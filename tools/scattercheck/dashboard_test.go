@@ -161,7 +161,7 @@ func TestDashboardEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	table := []framework{
-		{Name: "example", Command: shellQuote(ex) + " -profile torch-1.13", Runner: "sh", Xfail: xfail, Repro: repro,
+		{Name: "example", Command: shQuote(ex) + " -profile torch-1.13", Runner: "sh", Xfail: xfail, Repro: repro,
 			Gate: []string{"-ops", "scatter_reduce", "-suites", "spec"}},
 		{Name: "absent", Install: "absent"},
 	}

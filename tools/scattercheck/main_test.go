@@ -88,8 +88,6 @@ func python(t *testing.T, modules ...string) string {
 	return py
 }
 
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 func TestRunBuiltinDocs(t *testing.T) {
 	code, out, errb := runCmd(t, nil, "-profile", "torch-1.13", "-labels", "docs", "-suites", "spec")
 	if code != 0 {

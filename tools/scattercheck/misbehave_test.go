@@ -39,7 +39,7 @@ func TestMisbehavingImplementations(t *testing.T) {
 		t.Run(c.mode, func(t *testing.T) {
 			t.Parallel()
 			js := filepath.Join(t.TempDir(), "r.json")
-			impl := shellQuote(mb) + " -mode " + c.mode + " -every 4 -delay 100ms"
+			impl := shQuote(mb) + " -mode " + c.mode + " -every 4 -delay 100ms"
 			// a short timeout for the hangs, a generous one for the rest
 			// (a loaded machine must not turn a slow answer into a hang)
 			timeout := "10s"
@@ -134,7 +134,7 @@ func TestMisbehaveLikelyBug(t *testing.T) {
 			if checks == "" {
 				checks = "30"
 			}
-			cmd := exec.Command(gate, "-impl", shellQuote(mb)+" -mode "+c.mode, "-ops", c.ops, "-suites", "spec,random",
+			cmd := exec.Command(gate, "-impl", shQuote(mb)+" -mode "+c.mode, "-ops", c.ops, "-suites", "spec,random",
 				"-checks", checks, "-timeout", "20s", "-json", js)
 			out, _ := cmd.CombinedOutput()
 			if code := cmd.ProcessState.ExitCode(); code != 1 {

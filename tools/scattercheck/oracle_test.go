@@ -196,7 +196,7 @@ func TestOracleService(t *testing.T) {
 func TestOracleUnderGate(t *testing.T) {
 	gate := buildTool(t, "tools/scattercheck")
 	js := filepath.Join(t.TempDir(), "r.json")
-	cmd := exec.Command(gate, "-impl", shellQuote(gate)+" oracle -profile torch-1.13 -allowed-max 64",
+	cmd := exec.Command(gate, "-impl", shQuote(gate)+" oracle -profile torch-1.13 -allowed-max 64",
 		"-profile", "torch-1.13", "-level", "strict", "-suites", "spec,random", "-checks", "10", "-json", js)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -35,7 +35,7 @@ func TestImplementationTextIsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	js, ju := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml")
-	code, out, errb := runCmd(t, nil, "-impl", "sh "+shellQuote(script), "-ops", "gather", "-suites", "spec",
+	code, out, errb := runCmd(t, nil, "-impl", "sh "+shQuote(script), "-ops", "gather", "-suites", "spec",
 		"-json", js, "-junit", ju, "-v", "-max-process-failures", "0")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s%s", code, tailOf(out, 3000), errb)
