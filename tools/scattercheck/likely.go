@@ -128,12 +128,23 @@ func sameOutcome(r1 scatter.Result, e1 error, r2 scatter.Result, e2 error) bool 
 	if e1 != nil || e2 != nil {
 		return e1 != nil && e2 != nil && scatter.CodeOf(e1) == scatter.CodeOf(e2)
 	}
-	return sameTensor(r1.Out, r2.Out) && (r1.Arg.IsZero() && r2.Arg.IsZero() || sameTensor(r1.Arg, r2.Arg))
+	return sameTensor(r1.Out, r2.Out) && sameArg(r1, r2)
+}
+
+// sameArg reports whether two results have no arg, or equal ones.
+func sameArg(r1, r2 scatter.Result) bool {
+	return r1.Arg.IsZero() && r2.Arg.IsZero() || sameTensor(r1.Arg, r2.Arg)
+}
+
+// sameLayout reports whether two tensors are valid, of one dtype and one
+// shape.
+func sameLayout(a, b scatter.Tensor) bool {
+	return a.Validate() == nil && b.Validate() == nil && a.DType() == b.DType() && slices.Equal(a.Shape, b.Shape)
 }
 
 // sameTensor compares two tensors' values (see sameOutcome).
 func sameTensor(a, b scatter.Tensor) bool {
-	if a.Validate() != nil || b.Validate() != nil || a.DType() != b.DType() || !slices.Equal(a.Shape, b.Shape) {
+	if !sameLayout(a, b) {
 		return false
 	}
 	pa, pb := a.Positions(), b.Positions()
@@ -164,8 +175,7 @@ func sameVerdict(exp *reference.Expectation, lvl scatter.Level, r1 scatter.Resul
 		return false
 	}
 	a, b := r1.Out, r2.Out
-	if a.Validate() != nil || b.Validate() != nil || a.DType() != b.DType() || !slices.Equal(a.Shape, b.Shape) ||
-		!(r1.Arg.IsZero() && r2.Arg.IsZero() || sameTensor(r1.Arg, r2.Arg)) {
+	if !sameLayout(a, b) || !sameArg(r1, r2) {
 		return false
 	}
 	allowed, err := exp.Allowed(lvl)
