@@ -197,14 +197,15 @@ func allowedSets(exp *reference.Expectation, lvl scatter.Level, maxElems int) (r
 	if codes := exp.Codes(); codes != nil {
 		return reference.Allowed{}, errors.New("the call does not succeed")
 	}
-	if a, _ := exp.Allowed(lvl); a.Any {
+	a, err := exp.Allowed(lvl)
+	if a.Any {
 		return a, nil
 	}
 	canon := exp.Result()
 	if n := canon.Out.NumEl() + max(0, canon.Arg.NumEl()); n > maxElems {
 		return reference.Allowed{}, fmt.Errorf("the result has %d elements; per-element allowed sets are given up to %d", n, maxElems)
 	}
-	return exp.Allowed(lvl)
+	return a, err
 }
 
 // namedAllowed is one result tensor's sets with its name in the answer.
