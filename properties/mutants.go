@@ -464,11 +464,8 @@ func tsBroadcastWrong(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 		return b.Run(c)
 	}
 	n := x.Src.Dim()
-	d := scatter.DimOr(x.Dim, -1)
-	if d < 0 {
-		d += n
-	}
-	if d <= 0 || d >= n {
+	d, ok := scatter.WrapDim(scatter.DimOr(x.Dim, -1), n)
+	if !ok || d == 0 {
 		return b.Run(c)
 	}
 	L := x.Index.Shape[0]
