@@ -474,7 +474,6 @@ func sumSpan(ar arith, xs []float64) span {
 	prec := exactPrec(xs)
 	pos := new(big.Float).SetPrec(prec) // P, exact
 	neg := new(big.Float).SetPrec(prec) // N, exact
-	finite := make([]float64, 0, len(xs))
 	for _, x := range xs {
 		switch {
 		case math.IsNaN(x):
@@ -486,13 +485,9 @@ func sumSpan(ar arith, xs []float64) span {
 		case x > 0:
 			pos.Add(pos, big.NewFloat(x))
 			nPos++
-			finite = append(finite, x)
 		case x < 0:
 			neg.Add(neg, big.NewFloat(-x))
 			nNeg++
-			finite = append(finite, x)
-		default:
-			finite = append(finite, 0)
 		}
 	}
 	if hasNaN || hasPosInf && hasNegInf {
@@ -524,7 +519,7 @@ func sumSpan(ar arith, xs []float64) span {
 	if bottom := newBig().Neg(mulDir(neg, aNeg, true)); bottom.Cmp(lower) > 0 {
 		lower = bottom
 	}
-	rLo, rHi := runningSumBounds(acc, finite, pos, neg, prec)
+	rLo, rHi := runningSumBounds(acc, xs, pos, neg, prec) // xs is finite here
 	if rHi.Cmp(upper) < 0 {
 		upper = rHi
 	}
