@@ -88,8 +88,10 @@ func runningSumError(f *floatFormat, xs []float64, prec uint) *big.Float {
 		}
 	}
 	// Largest first.
-	slices.SortFunc(pos, func(a, b float64) int { return cmpDesc(a, b) })
-	slices.SortFunc(neg, func(a, b float64) int { return cmpDesc(a, b) })
+	for _, v := range [][]float64{pos, neg} {
+		slices.Sort(v)
+		slices.Reverse(v)
+	}
 	pSum := new(big.Float).SetPrec(prec) // the m largest positives, exact
 	nSum := new(big.Float).SetPrec(prec)
 	one := big.NewFloat(1)
@@ -120,17 +122,6 @@ func runningSumError(f *floatFormat, xs []float64, prec uint) *big.Float {
 		r.Add(r, term)
 	}
 	return r.Mul(r, f.u) // exact: u is a power of two
-}
-
-// cmpDesc orders larger values first.
-func cmpDesc(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
 }
 
 // runningSumBounds returns the ends S-R (rounded down) and S+R (rounded up)
