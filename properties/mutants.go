@@ -46,16 +46,24 @@ func (m *mutant) Run(c scatter.Call) (scatter.Result, error) { return m.run(m.ba
 // and how it runs a call on the base backend; fresh, for a mutant with
 // state, builds its run function anew for each Mutants call; build, for
 // a mutant whose bug depends on the profile's arithmetic, builds it for a
-// profile. prof is the profile Mutants judges it under (the zero Profile is
-// scatter.Torch2); profiles, when not nil, the only profiles whose rules
-// the bug departs from (MutantsFor).
+// profile. profiles, when not nil, are the only profiles whose rules the
+// bug departs from (MutantsFor), the first the one Mutants judges it under
+// (home).
 type mutantEntry struct {
 	name, bug string
 	run       runFunc
 	fresh     func() runFunc
 	build     func(p scatter.Profile) runFunc
-	prof      scatter.Profile
 	profiles  []scatter.Profile
+}
+
+// home is the profile Mutants judges the entry under: the first of its
+// profiles, else scatter.Torch2.
+func (e mutantEntry) home() scatter.Profile {
+	if len(e.profiles) > 0 {
+		return e.profiles[0]
+	}
+	return scatter.Torch2
 }
 
 // runFunc runs call c on the base backend b with one bug injected.
@@ -154,7 +162,6 @@ var zoo = []mutantEntry{
 	{name: "half-accumulates-in-float32",
 		bug:      "float16 and bfloat16 sums, products and means accumulate in float32 and round once where torch 1.13 rounds every step to the dtype",
 		build:    accMutant(fixedAcc(fmtFloat32), func(g foldGroups) bool { return is16(g.dt) && g.perStep }),
-		prof:     scatter.Torch113,
 		profiles: []scatter.Profile{scatter.Torch113}},
 	{name: "float32-accumulates-in-float64",
 		bug:   "float32 sums, products and means accumulate in float64 and round once where the profile rounds every step to float32",
@@ -196,7 +203,7 @@ var zoo = []mutantEntry{
 func Mutants() []Mutant {
 	ms := make([]Mutant, len(zoo))
 	for i, e := range zoo {
-		ms[i] = e.mutant(e.prof)
+		ms[i] = e.mutant(e.home())
 	}
 	return ms
 }
