@@ -155,7 +155,7 @@ type soundCase struct {
 
 // accumulator returns the format the profile folds the case's groups in.
 func (sc soundCase) accumulator(prof scatter.Profile) scatter.DType {
-	if sc.opmath && !prof.RoundsPerStep() && (sc.dt == scatter.DTFloat16 || sc.dt == scatter.DTBFloat16) {
+	if sc.opmath && opmathDiffers(prof, sc.dt) {
 		return scatter.DTFloat32
 	}
 	return sc.dt
