@@ -100,6 +100,10 @@ func totalLE(a, b float64) bool {
 // cannot be read (a bug of the reference, not of the call).
 var errCanonUnusable = errors.New("the reference's canonical result is unusable")
 
+// Anything reports whether every outcome conforms: the call's outcome is
+// undefined (Allowed then returns Any without building a set).
+func (e *Expectation) Anything() bool { return e.plan != nil && e.plan.anything }
+
 // Allowed returns what conforms at level lvl, as data: the same sets that
 // Check accepts. It costs time and memory linear in the result's elements.
 // The error is not nil only when the reference's own result cannot be

@@ -192,20 +192,26 @@ func allowedJSON(exp *reference.Expectation, lvl scatter.Level, maxElems int) js
 }
 
 // allowedSets returns what conforms for a call that succeeds, unless its
-// result has more than maxElems elements (out and arg together).
+// result has more than maxElems elements (out and arg together). The size
+// is checked before the sets are built: they cost memory linear in the
+// result (hundreds of bytes per element), which a large call must not take
+// only to have them dropped.
 func allowedSets(exp *reference.Expectation, lvl scatter.Level, maxElems int) (reference.Allowed, error) {
 	if codes := exp.Codes(); codes != nil {
 		return reference.Allowed{}, errors.New("the call does not succeed")
 	}
-	a, err := exp.Allowed(lvl)
-	if a.Any {
-		return a, nil
+	if exp.Anything() {
+		return reference.Allowed{Any: true}, nil
 	}
 	canon := exp.Result()
-	if n := canon.Out.NumEl() + max(0, canon.Arg.NumEl()); n > maxElems {
+	n := canon.Out.NumEl()
+	if !canon.Arg.IsZero() {
+		n += canon.Arg.NumEl()
+	}
+	if n > maxElems {
 		return reference.Allowed{}, fmt.Errorf("the result has %d elements; per-element allowed sets are given up to %d", n, maxElems)
 	}
-	return a, err
+	return exp.Allowed(lvl)
 }
 
 // namedAllowed is one result tensor's sets with its name in the answer.

@@ -6,12 +6,14 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/protocol"
+	"github.com/scatterconf/scatter/reference"
 )
 
 // oracleSession feeds request lines to scattercheck oracle and returns its
@@ -225,5 +227,37 @@ func TestValueJSON(t *testing.T) {
 		if got := string(valueJSON(c.dt, c.v)); got != c.want {
 			t.Errorf("%v %v: %s, want %s", c.dt, c.v, got, c.want)
 		}
+	}
+}
+
+// TestAllowedSetsSizeFirst: a result past -allowed-max is refused before
+// its sets are built. Building them for this 1,000,000-element sum
+// allocates 384 MB (conformant) and 264 MB (strict), which the oracle used
+// to do and then drop; refused, it allocates next to nothing. A result
+// without arg counts out's elements only (it used to count one more).
+func TestAllowedSetsSizeFirst(t *testing.T) {
+	const n = 1_000_000
+	idx := make([]int64, n)
+	for i := range idx {
+		idx[i] = int64(i / 2)
+	}
+	c := scatter.ScatterAdd{Self: scatter.FromSlice(make([]float32, n)), Dim: 0,
+		Index: scatter.FromSlice(idx), Src: scatter.FromSlice(make([]float32, n))}
+	exp := reference.Expect(c, scatter.Torch2)
+	for _, lvl := range []scatter.Level{scatter.Conformant, scatter.Strict} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := allowedSets(exp, lvl, 64)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), "given up to 64") {
+			t.Errorf("%v: err %v, want the size refusal", lvl, err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+			t.Errorf("%v: refusing the sets allocated %d bytes; they were built first", lvl, alloc)
+		}
+	}
+	// within the bound, the sets come back
+	if a, err := allowedSets(exp, scatter.Conformant, n); err != nil || len(a.Out.Elems) != n {
+		t.Errorf("within the bound: %d sets, %v", len(a.Out.Elems), err)
 	}
 }
