@@ -84,6 +84,8 @@ def gen(name, idx, elem, add, count):
         nm = a.split(' ')[0]
         loads.append('\tMOVQ %s+%d(FP), %s' % (nm, off, REG[nm]))
         off += 8
+    if count == 'rec':
+        loads += ['\tMOVQ $0x100000000, R10', '\tMOVQ R10, X7              // (0, 1): a count of one']
     rets = 'int'
     store = '\tMOVQ AX, ret+%d(FP)' % off
     frame = '0-%d' % (off + 8)
@@ -108,8 +110,15 @@ def gen(name, idx, elem, add, count):
                 b += ['XORPS X0, X0', 'PINSRW $1, %d(DX)(AX*2), X0' % vd,
                       'ADDSS (DI)(BX*4), X0', 'MOVSS X0, (DI)(BX*4)']
             elif count == 'rec':
-                b += ['MOVSS %d(DX)(AX*4), X0' % vd, 'ADDSS (DI)(BX*8), X0', 'MOVSS X0, (DI)(BX*8)',
-                      'INCL 4(DI)(BX*8)']
+                # the record in one load and one store: ADDSS adds the
+                # value to the low lane (the sum) and keeps the others,
+                # PADDD adds X7 = (0, 1, 0, 0) as integers (the count):
+                # two loads and a store where a float load, add and store
+                # and an INCL on the count took three and two (W4 on two
+                # workers, median of 20 calls, six pairs side by side:
+                # 10.1-12.1 ms against 10.3-14.8)
+                b += ['MOVQ (DI)(BX*8), X0', 'ADDSS %d(DX)(AX*4), X0' % vd, 'PADDD X7, X0',
+                      'MOVQ X0, (DI)(BX*8)']
             elif elem == 'float32':
                 b += ['MOVSS %d(DX)(AX*4), X0' % vd, 'ADDSS (DI)(BX*4), X0', 'MOVSS X0, (DI)(BX*4)']
             else:
