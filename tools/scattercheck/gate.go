@@ -90,7 +90,7 @@ func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 	shrinkBudget := fs.Duration("shrink-budget", defaultShrinkBudget, "the most time spent shrinking in all (once spent, failures are reported as found)")
 	maxProc := fs.Int("max-process-failures", defaultMaxProcFailures, "after this many hangs, crashes or garbage answers, stop sending requests (0: never stop)")
 	allowUnsup := fs.Bool("allow-unsupported", false, "count calls answered \"unsupported\" as skipped instead of failed")
-	xfail := fs.String("xfail", "", "file of expected failures: one case id or glob a line, optionally followed by '# reason'")
+	xfail := fs.String("xfail", "", "file of expected failures: one case id or glob a line, optionally followed by like=MUTANT[,MUTANT...] (excuse only a failure that looks like one of them) and '# reason'")
 	strictXfail := fs.Bool("strict-xfail", false, "an expected failure that passes (XPASS) fails the run")
 	junit := fs.String("junit", "", "write a JUnit XML report to this file")
 	jsonPath := fs.String("json", "", "write a JSON report to this file")

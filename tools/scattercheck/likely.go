@@ -72,6 +72,27 @@ func (f *failure) classify() {
 	f.Likely = likelyFor(f.call, f.profile, f.level, f.res, f.err)
 }
 
+// unclassified says why classify could not compare a failure with the
+// zoo: a failure that is not a mismatch, one whose call or outcome the
+// gate did not keep, or one whose output is past maxLikelyElements. It is
+// "" when the failure was compared (and Likely says what matched, if
+// anything).
+func (f *failure) unclassified() string {
+	switch {
+	case f.Kind != "mismatch":
+		return "a " + f.Kind + " failure, which the zoo does not name"
+	case f.call == nil && f.Request == "":
+		return "the gate kept no call for it"
+	case f.call == nil:
+		return "the report it comes from names no likely bug for it"
+	case f.err == nil && f.res.Out.IsZero():
+		return "the gate kept the call but not the outcome"
+	case f.err == nil && f.res.Out.NumEl() > maxLikelyElements && reference.Expect(cloneCall(f.call), f.profile).Codes() == nil:
+		return fmt.Sprintf("its output has %d elements, past the %d that classification compares", f.res.Out.NumEl(), maxLikelyElements)
+	}
+	return ""
+}
+
 // likelyFor returns the mutant class of outcome (res, err) of call c under
 // profile prof at level lvl, or nil: the first mutant with the same
 // outcome, the others with the same outcome in Also; failing any, the

@@ -69,6 +69,9 @@ type jsonCase struct {
 	Seed     uint64       `json:"seed,omitempty"`
 	Note     string       `json:"note,omitempty"`
 	Failure  *jsonFailure `json:"failure,omitempty"`
+	// XfailLike are the mutants that the xfail entry of an XFAIL or XPASS
+	// case pins (like=); merge checks them against the likely bug again.
+	XfailLike []string `json:"xfail_like,omitempty"`
 }
 
 type jsonFailure struct {
@@ -122,7 +125,7 @@ func buildJSON(runs []*runReport, warnings []string, ok bool) jsonReport {
 				cells[k][cr.Status]++
 			}
 			jc := jsonCase{ID: cr.ID, Source: cr.Source, Op: string(cr.Op), Features: cr.Features, Status: cr.Status,
-				Reason: cr.Reason, Truth: cr.Origin, Seconds: cr.Seconds, Checks: cr.Checks, Seed: cr.Seed, Note: cr.Note}
+				Reason: cr.Reason, XfailLike: cr.XfailLike, Truth: cr.Origin, Seconds: cr.Seconds, Checks: cr.Checks, Seed: cr.Seed, Note: cr.Note}
 			if cr.DType.Valid() {
 				jc.DType = cr.DType.String()
 			}

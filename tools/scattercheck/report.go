@@ -79,6 +79,9 @@ type caseResult struct {
 	Seed     uint64 // random: the pair's seed
 	Note     string
 	Failure  *failure
+	// XfailLike are the mutants of the xfail entry (like=) that made the
+	// case XFAIL or XPASS: an XFAIL failure's likely bug is one of them.
+	XfailLike []string
 }
 
 // failure is what a failing case shows.
@@ -407,6 +410,10 @@ func (r *runReport) printExpected(w io.Writer) {
 		switch cr.Status {
 		case stXfail:
 			xs = append(xs, fmt.Sprintf("  XFAIL %s: %s", cr.ID, orDash(cr.Reason)))
+			if f := cr.Failure; len(cr.XfailLike) > 0 && f != nil && f.Likely != nil {
+				// a pinned entry excused it: show the bug it was pinned to
+				xs = append(xs, fmt.Sprintf("      %s", f.Likely))
+			}
 		case stXpass:
 			xs = append(xs, fmt.Sprintf("  XPASS %s: expected to fail (%s) but passed", cr.ID, orDash(cr.Reason)))
 		}

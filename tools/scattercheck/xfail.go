@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/scatterconf/scatter/properties"
 )
 
 // Expected failures (-xfail FILE): one case id or glob a line, optionally
@@ -20,9 +23,22 @@ import (
 // list, but a gate should not break because an implementation improved.
 // Entries that match no case at all are warned about (a typo, or a case
 // that no longer exists).
+//
+// An entry may pin the failure it expects: "PATTERN like=MUTANT[,MUTANT...]
+// [# reason]" names mutants of package properties' zoo (likely.go). Such
+// an entry excuses a failure it matches only when the failure's likely bug
+// is one of them (its Mutant, or one of its Also): a random case or a
+// property runs many calls, and a glob covers many cases, so without a pin
+// a new, different bug in a listed case would pass unseen. A pinned
+// failure that looks like another mutant, like none, or that cannot be
+// classified (no call or outcome kept, an output past maxLikelyElements)
+// stays a failure, with a warning that says why.
 
 type xfailEntry struct {
 	pattern string
+	// like are the mutants the entry pins (like=); nil excuses any
+	// excusable failure.
+	like    []string
 	reason  string
 	line    int
 	re      *regexp.Regexp
@@ -56,19 +72,62 @@ func parseXfail(path string, f interface{ Read([]byte) (int, error) }) (*xfailLi
 		}
 		pat, reason, _ := strings.Cut(line, "#")
 		pat = strings.TrimSpace(pat)
+		fields := strings.Fields(pat)
+		var like []string
+		if len(fields) == 2 && strings.HasPrefix(fields[1], "like=") {
+			var err error
+			if like, err = parseLike(strings.TrimPrefix(fields[1], "like=")); err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+			}
+			pat = fields[0]
+		}
 		if strings.ContainsAny(pat, " \t") {
-			return nil, fmt.Errorf("%s:%d: %q: one case id or glob a line (a reason goes after #)", path, n, pat)
+			return nil, fmt.Errorf("%s:%d: %q: one case id or glob a line, optionally followed by like=MUTANT[,MUTANT...] (a reason goes after #)", path, n, pat)
 		}
 		re, err := globRegexp(pat)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
 		}
-		l.entries = append(l.entries, &xfailEntry{pattern: pat, reason: strings.TrimSpace(reason), line: n, re: re})
+		l.entries = append(l.entries, &xfailEntry{pattern: pat, like: like, reason: strings.TrimSpace(reason), line: n, re: re})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return l, nil
+}
+
+// pinnableMutants are the names a like= list may hold: the zoo's mutants
+// that classification can name (not the unclassifying ones).
+func pinnableMutants() []string {
+	var names []string
+	for _, m := range properties.Mutants() {
+		if !slices.Contains(unclassifying, m.Name) && !slices.Contains(names, m.Name) {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}
+
+// parseLike parses the list of a like= field: mutant names, comma
+// separated, each one the zoo can name.
+func parseLike(list string) ([]string, error) {
+	if list == "" {
+		return nil, fmt.Errorf("like= names no mutant (known: %s)", strings.Join(pinnableMutants(), ", "))
+	}
+	known := pinnableMutants()
+	var like []string
+	for _, name := range strings.Split(list, ",") {
+		if !slices.Contains(known, name) {
+			if name == "" {
+				return nil, fmt.Errorf("like=%s: an empty mutant name (known: %s)", list, strings.Join(known, ", "))
+			}
+			return nil, fmt.Errorf("like=%s: no mutant %q in the zoo (known: %s)", list, name, strings.Join(known, ", "))
+		}
+		if !slices.Contains(like, name) {
+			like = append(like, name)
+		}
+	}
+	return like, nil
 }
 
 // globRegexp compiles a glob: * any run, ? one character, [...] a class.
@@ -132,10 +191,42 @@ func (l *xfailList) unmatched() []string {
 	return ws
 }
 
+// pinned renders the entry for a warning: its pattern and its pins.
+func (e *xfailEntry) pinned() string {
+	return fmt.Sprintf("%q (like=%s)", e.pattern, strings.Join(e.like, ","))
+}
+
+// pinMismatch returns "" when a failure shows one of the bugs pinned by
+// like (its likely bug names one of them, as Mutant or in Also), else why
+// not. It classifies the failure when that has not been done (whatever
+// maxClassified allows the unpinned ones).
+func pinMismatch(like []string, f *failure) string {
+	if f == nil {
+		return "but it holds no failure to compare, so the pin cannot be checked"
+	}
+	f.classify()
+	if lb := f.Likely; lb != nil {
+		if slices.Contains(like, lb.Mutant) || slices.ContainsFunc(lb.Also, func(m string) bool { return slices.Contains(like, m) }) {
+			return ""
+		}
+		names := lb.Mutant
+		if len(lb.Also) > 0 {
+			names += " (or " + strings.Join(lb.Also, ", ") + ")"
+		}
+		return "but its failure looks like " + names
+	}
+	if why := f.unclassified(); why != "" {
+		return "but its failure cannot be classified (" + why + "), so the pin cannot be checked"
+	}
+	return "but its failure looks like no mutant of the zoo"
+}
+
 // applyXfail turns the failures the list expects into XFAIL and the passes
 // it expects to fail into XPASS. A failure that no entry can excuse (the
 // implementation did not start or crashed, the gate gave up on it) stays a
-// failure; the warnings returned name each entry that matched one.
+// failure, and so does one that a pinned entry (like=) matches but whose
+// likely bug is none of its pins; the warnings returned name each entry
+// that matched one.
 func (r *runReport) applyXfail(l *xfailList) []string {
 	if l == nil {
 		return nil
@@ -153,9 +244,36 @@ func (r *runReport) applyXfail(l *xfailList) []string {
 					l.path, e.line, e.pattern, cr.ID, cr.Failure.Kind))
 				continue
 			}
-			cr.Status, cr.Reason = stXfail, e.reason
+			if len(e.like) > 0 {
+				if why := pinMismatch(e.like, cr.Failure); why != "" {
+					ws = append(ws, fmt.Sprintf("%s:%d: xfail entry %s matches %s, %s; the failure stands",
+						l.path, e.line, e.pinned(), cr.ID, why))
+					continue
+				}
+			}
+			cr.Status, cr.Reason, cr.XfailLike = stXfail, e.reason, e.like
 		case stPass:
-			cr.Status, cr.Reason = stXpass, e.reason
+			cr.Status, cr.Reason, cr.XfailLike = stXpass, e.reason, e.like
+		}
+	}
+	return ws
+}
+
+// recheckPins applies the rule of pinned entries to cases read back from
+// -json reports (scattercheck merge): an XFAIL case that its entry pinned
+// (xfail_like) stays XFAIL only when the likely bug recorded with its
+// failure is one of the pins; otherwise it is a failure again, with a
+// warning.
+func (r *runReport) recheckPins() []string {
+	var ws []string
+	for _, cr := range r.Cases {
+		if cr.Status != stXfail || len(cr.XfailLike) == 0 {
+			continue
+		}
+		if why := pinMismatch(cr.XfailLike, cr.Failure); why != "" {
+			cr.Status = stFail
+			ws = append(ws, fmt.Sprintf("%s: expected failure pinned like=%s, %s; the failure stands",
+				cr.ID, strings.Join(cr.XfailLike, ","), why))
 		}
 	}
 	return ws
