@@ -181,3 +181,94 @@ func TestMisbehaveLikelyBug(t *testing.T) {
 		})
 	}
 }
+
+// TestMisbehaveXfailPinned runs the gate on misbehave -mode half-per-step
+// (16-bit sums rounded at every step: the spec's two float32-accumulation
+// cases and random/scatter_add/float16 fail, each looking like mutant
+// half-accumulates-in-dtype) with an xfail file for its failures: pinned
+// to that mutant they are XFAIL (exit 0, the JSON and text reports name
+// the likely bug); pinned to another, they stand (exit 1, with a warning
+// naming what they look like); unpinned, they are XFAIL as before.
+func TestMisbehaveXfailPinned(t *testing.T) {
+	gate := buildTool(t, "tools/scattercheck")
+	mb := buildTool(t, "tools/adapters/misbehave")
+	cases := []struct {
+		name, like string
+		code       int
+		want       status
+	}{
+		{"pinned-right", " like=half-accumulates-in-dtype", 0, stXfail},
+		{"pinned-wrong", " like=half-truncated,nan-dropped-amax", 1, stFail},
+		{"unpinned", "", 0, stXfail},
+	}
+	ids := []string{"spec/scatter_add/16-bit/float16/float32-accumulation", "spec/scatter_add/16-bit/bfloat16/float32-accumulation",
+		"random/scatter_add/float16"}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			js, xf, ju := filepath.Join(dir, "r.json"), filepath.Join(dir, "xfail.txt"), filepath.Join(dir, "r.xml")
+			entries := "# 16-bit sums rounded at every step\nspec/scatter_add/16-bit/*" + c.like + " # per step\n" +
+				"random/scatter_add/float16" + c.like + "\n"
+			if err := os.WriteFile(xf, []byte(entries), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(gate, "-impl", shQuote(mb)+" -mode half-per-step", "-ops", "scatter_add", "-suites", "spec,random",
+				"-checks", "30", "-timeout", "20s", "-xfail", xf, "-json", js, "-junit", ju)
+			out, _ := cmd.CombinedOutput()
+			if code := cmd.ProcessState.ExitCode(); code != c.code {
+				t.Fatalf("exit %d, want %d\n%s", code, c.code, out)
+			}
+			b, err := os.ReadFile(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r jsonReport
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
+			byID := map[string]jsonCase{}
+			for _, run := range r.Runs {
+				for _, cs := range run.Cases {
+					byID[cs.ID] = cs
+					if cs.Status == stFail && !slices.Contains(ids, cs.ID) {
+						t.Errorf("%s fails, which the test does not expect\n%s", cs.ID, out)
+					}
+				}
+			}
+			for _, id := range ids {
+				cs, ok := byID[id]
+				if !ok || cs.Status != c.want {
+					t.Errorf("%s: %q, want %s\n%s", id, cs.Status, c.want, out)
+					continue
+				}
+				if c.like != "" && (cs.Failure == nil || cs.Failure.LikelyBug == nil || cs.Failure.LikelyBug.Mutant != "half-accumulates-in-dtype") {
+					t.Errorf("%s: the report records no likely bug half-accumulates-in-dtype: %+v", id, cs.Failure)
+				}
+			}
+			text := string(out)
+			switch c.name {
+			case "pinned-right":
+				if !strings.Contains(text, "XFAIL random/scatter_add/float16") || !strings.Contains(text, "(mutant half-accumulates-in-dtype, same outcome)") {
+					t.Errorf("the text report does not show the pinned XFAIL with its likely bug:\n%s", out)
+				}
+				if c := byID["random/scatter_add/float16"]; !slices.Equal(c.XfailLike, []string{"half-accumulates-in-dtype"}) {
+					t.Errorf("xfail_like %q", c.XfailLike)
+				}
+				x, err := os.ReadFile(ju)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := strings.Count(string(x), "(mutant half-accumulates-in-dtype, same outcome)"); n != len(ids) {
+					t.Errorf("the JUnit report shows the likely bug of %d expected failures, want %d", n, len(ids))
+				}
+			case "pinned-wrong":
+				w := `xfail entry "random/scatter_add/float16" (like=half-truncated,nan-dropped-amax) matches random/scatter_add/float16, ` +
+					"but its failure looks like half-accumulates-in-dtype; the failure stands"
+				if !strings.Contains(text, w) || !slices.ContainsFunc(r.Warnings, func(s string) bool { return strings.Contains(s, w) }) {
+					t.Errorf("no warning %q in the text or JSON report:\n%s", w, out)
+				}
+			}
+		})
+	}
+}

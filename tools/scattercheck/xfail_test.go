@@ -1,0 +1,191 @@
+package main
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/scatterconf/scatter"
+)
+
+// TestXfailLikeParse: an entry may pin mutants of the zoo with like=,
+// alone, as a list, with a glob and a reason; an unknown or empty name,
+// an unclassifying mutant, an empty list, two like= fields or any other
+// second word is a parse error, and the error for an unknown name lists
+// the names known.
+func TestXfailLikeParse(t *testing.T) {
+	good := []struct {
+		line, pattern, reason string
+		like                  []string
+	}{
+		{"random/scatter_add/float16", "random/scatter_add/float16", "", nil},
+		{"random/scatter_add/float16 like=half-accumulates-in-dtype", "random/scatter_add/float16", "", []string{"half-accumulates-in-dtype"}},
+		{"random/*/float16\tlike=half-accumulates-in-dtype,rounds-toward-zero   # per step # really",
+			"random/*/float16", "per step # really", []string{"half-accumulates-in-dtype", "rounds-toward-zero"}},
+		{"spec/[ab]? like=nan-dropped-amax,nan-dropped-amax#dup", "spec/[ab]?", "dup", []string{"nan-dropped-amax"}},
+	}
+	for _, g := range good {
+		l, err := parseXfail("x", strings.NewReader(g.line))
+		if err != nil {
+			t.Errorf("%q: %v", g.line, err)
+			continue
+		}
+		if e := l.entries[0]; e.pattern != g.pattern || e.reason != g.reason || !slices.Equal(e.like, g.like) {
+			t.Errorf("%q: pattern %q, reason %q, like %q; want %q, %q, %q", g.line, e.pattern, e.reason, e.like, g.pattern, g.reason, g.like)
+		}
+	}
+	bad := []struct{ line, want string }{
+		{"random/x like=no-such-mutant", `no mutant "no-such-mutant" in the zoo (known: negative-index-wrapped, `},
+		{"random/x like=half-truncated,nope # why", `no mutant "nope"`},
+		{"random/x like=flaky-duplicates", `no mutant "flaky-duplicates"`}, // unclassifying: never named
+		{"random/x like=", "like= names no mutant (known: "},
+		{"random/x like=half-truncated,", "an empty mutant name"},
+		{"random/x like=half-truncated like=half-truncated", "one case id or glob a line"},
+		{"random/x half-truncated", "one case id or glob a line"},
+		{"like=half-truncated", ""}, // a lone word is a pattern, if an odd one: no error
+	}
+	for _, b := range bad {
+		_, err := parseXfail("x.txt", strings.NewReader("# header\n"+b.line))
+		if b.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", b.line, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), b.want) || !strings.HasPrefix(err.Error(), "x.txt:2: ") {
+			t.Errorf("%q: error %v, want x.txt:2: ... %s", b.line, err, b.want)
+		}
+	}
+}
+
+// pinCall is TestLikelyFor's float16 scatter_add, 1 + 3·2^-12 into [1, 5]:
+// the answer 1 is half-truncated's, 1 + 2^-9 no mutant's.
+func pinCall() (scatter.Call, func(float64) scatter.Result) {
+	h := func(vs ...float64) scatter.Tensor {
+		d := make([]scatter.Float16, len(vs))
+		for i, v := range vs {
+			d[i] = scatter.Float16FromFloat64(v)
+		}
+		return scatter.FromSlice(d, len(vs))
+	}
+	call := scatter.ScatterAdd{Self: h(1, 5), Dim: 0, Index: scatter.FromSlice([]int64{0}, 1), Src: h(3 * math.Ldexp(1, -12))}
+	return call, func(v float64) scatter.Result { return scatter.Result{Out: h(v, 5)} }
+}
+
+// TestApplyXfailPinned: a pinned entry excuses a failure whose likely bug
+// (Mutant or Also) is one of its pins, classifying it on the way, and
+// leaves every other failure it matches standing with a warning that says
+// what the failure looks like or why it cannot be checked; an unpinned
+// entry excuses them all as before, and an unexcusable kind stays
+// unexcusable.
+func TestApplyXfailPinned(t *testing.T) {
+	call, res := pinCall()
+	mismatch := func(got float64) *failure {
+		return &failure{Kind: "mismatch", call: call, res: res(got), profile: scatter.Torch2, level: scatter.Conformant}
+	}
+	big := make([]float32, maxLikelyElements+1)
+	bigCall := scatter.ScatterAdd{Self: scatter.FromSlice(big, len(big)), Dim: 0, Index: scatter.FromSlice([]int64{0}, 1),
+		Src: scatter.FromSlice([]float32{1}, 1)}
+	bigOut := scatter.FromSlice(make([]float32, len(big)), len(big)) // out[0] should be 1
+	cases := []struct {
+		name    string
+		line    string
+		status  status
+		f       *failure
+		want    status
+		warning string // "" for none
+	}{
+		{"pinned/match", "c like=half-truncated", stFail, mismatch(1), stXfail, ""},
+		{"pinned/match-in-list", "c like=nan-dropped-amax,half-truncated", stFail, mismatch(1), stXfail, ""},
+		{"pinned/match-also", "c like=half-accumulates-in-dtype", stFail,
+			&failure{Kind: "mismatch", classified: true, Likely: &likelyBug{Mutant: "rounds-toward-zero", Also: []string{"half-accumulates-in-dtype"}}},
+			stXfail, ""},
+		{"pinned/other-mutant", "c like=half-accumulates-in-dtype", stFail, mismatch(1), stFail,
+			`x.txt:1: xfail entry "c" (like=half-accumulates-in-dtype) matches c, but its failure looks like half-truncated (or rounds-toward-zero); the failure stands`},
+		{"pinned/no-mutant", "c like=half-truncated", stFail, mismatch(1 + math.Ldexp(1, -9)), stFail,
+			"but its failure looks like no mutant of the zoo; the failure stands"},
+		{"pinned/no-call", "c like=half-truncated", stFail, &failure{Kind: "mismatch"}, stFail,
+			"cannot be classified (the gate kept no call for it), so the pin cannot be checked"},
+		{"pinned/no-outcome", "c like=half-truncated", stFail, &failure{Kind: "mismatch", call: call, profile: scatter.Torch2}, stFail,
+			"cannot be classified (the gate kept the call but not the outcome)"},
+		{"pinned/timeout", "c like=half-truncated", stFail, &failure{Kind: "timeout", call: call}, stFail,
+			"cannot be classified (a timeout failure, which the zoo does not name)"},
+		{"pinned/too-large", "c like=half-truncated", stFail,
+			&failure{Kind: "mismatch", call: bigCall, res: scatter.Result{Out: bigOut}, profile: scatter.Torch2, level: scatter.Conformant},
+			stFail, "cannot be classified (its output has 4097 elements, past the 4096 that classification compares)"},
+		{"pinned/unexcusable", "c like=half-truncated", stFail, &failure{Kind: "crash"}, stFail, "which an expected failure cannot excuse"},
+		{"pinned/pass", "c like=half-truncated", stPass, nil, stXpass, ""},
+		{"unpinned/other-mutant", "c", stFail, mismatch(1), stXfail, ""},
+		{"unpinned/no-call", "c", stFail, &failure{Kind: "mismatch"}, stXfail, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := parseXfail("x.txt", strings.NewReader(c.line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cr := &caseResult{ID: "c", Status: c.status, Failure: c.f}
+			r := &runReport{Cases: []*caseResult{cr}}
+			ws := r.applyXfail(l)
+			if cr.Status != c.want {
+				t.Errorf("status %s, want %s (warnings %q)", cr.Status, c.want, ws)
+			}
+			switch {
+			case c.warning == "" && len(ws) > 0:
+				t.Errorf("warnings %q", ws)
+			case c.warning != "" && (len(ws) != 1 || !strings.Contains(ws[0], c.warning)):
+				t.Errorf("warnings %q, want one with %q", ws, c.warning)
+			}
+			if pinned := strings.Contains(c.line, "like="); cr.Status == stXfail || cr.Status == stXpass {
+				if pinned != (len(cr.XfailLike) > 0) {
+					t.Errorf("XfailLike %q for %q", cr.XfailLike, c.line)
+				}
+			}
+			if c.want == stXfail && strings.Contains(c.line, "like=") && (cr.Failure.Likely == nil) {
+				t.Error("a pinned XFAIL without its likely bug")
+			}
+		})
+	}
+}
+
+// TestMergeRechecksPins: merge keeps a pinned XFAIL of a shard only when
+// the likely bug recorded with it is one of the pins (xfail_like); an
+// unpinned XFAIL is kept as it is.
+func TestMergeRechecksPins(t *testing.T) {
+	lb := func(m string) *likelyBug { return &likelyBug{Mutant: m, Bug: "b", Match: "same outcome"} }
+	xf := func(id string, like []string, l *likelyBug) *caseResult {
+		return &caseResult{ID: id, Source: "spec", Status: stXfail, XfailLike: like,
+			Failure: &failure{Kind: "mismatch", Summary: "s", Report: "r", Request: "{}", Likely: l, classified: true}}
+	}
+	run := &runReport{Impl: implInfo{Name: "impl", Version: "1"}, Profile: scatter.Torch2, Level: scatter.Conformant,
+		Cases: []*caseResult{
+			{ID: "spec/pass", Source: "spec", Status: stPass},
+			xf("spec/pinned-match", []string{"half-truncated"}, lb("half-truncated")),
+			xf("spec/pinned-other", []string{"half-truncated"}, lb("nan-dropped-amax")),
+			xf("spec/pinned-none", []string{"half-truncated"}, nil),
+			xf("spec/unpinned", nil, nil),
+		}}
+	in := buildJSON([]*runReport{run}, nil, true)
+	out, runs, err := mergeReports([]jsonReport{in}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]status{"spec/pass": stPass, "spec/pinned-match": stXfail, "spec/pinned-other": stFail,
+		"spec/pinned-none": stFail, "spec/unpinned": stXfail}
+	for _, cr := range runs[0].Cases {
+		if cr.Status != want[cr.ID] {
+			t.Errorf("%s: %s, want %s", cr.ID, cr.Status, want[cr.ID])
+		}
+	}
+	if out.Conforms {
+		t.Error("the merged run conforms with pinned failures that stand")
+	}
+	ws := strings.Join(out.Warnings, "\n")
+	for _, w := range []string{"spec/pinned-other: expected failure pinned like=half-truncated, but its failure looks like nan-dropped-amax",
+		"spec/pinned-none: expected failure pinned like=half-truncated, but its failure cannot be classified (the report it comes from names no likely bug for it)"} {
+		if !strings.Contains(ws, w) {
+			t.Errorf("warnings %q lack %q", out.Warnings, w)
+		}
+	}
+}
