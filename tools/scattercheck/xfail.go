@@ -177,6 +177,18 @@ func (l *xfailList) match(id string) *xfailEntry {
 	return nil
 }
 
+// matchAfter returns the first entry after prev matching id, or nil.
+func (l *xfailList) matchAfter(prev *xfailEntry, id string) *xfailEntry {
+	i := slices.Index(l.entries, prev)
+	for _, e := range l.entries[i+1:] {
+		if e.re.MatchString(id) {
+			e.matched = true
+			return e
+		}
+	}
+	return nil
+}
+
 // unmatched returns a warning for every entry that matched no case.
 func (l *xfailList) unmatched() []string {
 	if l == nil {
@@ -222,11 +234,13 @@ func pinMismatch(like []string, f *failure) string {
 }
 
 // applyXfail turns the failures the list expects into XFAIL and the passes
-// it expects to fail into XPASS. A failure that no entry can excuse (the
-// implementation did not start or crashed, the gate gave up on it) stays a
-// failure, and so does one that a pinned entry (like=) matches but whose
-// likely bug is none of its pins; the warnings returned name each entry
-// that matched one.
+// it expects to fail into XPASS; the first entry matching a case decides,
+// but for a failure that a pinned entry (like=) matches and whose likely
+// bug is none of its pins, where the next entry matching the case is
+// tried. A failure that no entry can excuse (the implementation did not
+// start or crashed, the gate gave up on it) stays a failure, and so does
+// one that no pinned entry fits and no unpinned entry matches; the
+// warnings returned name each entry that matched one.
 func (r *runReport) applyXfail(l *xfailList) []string {
 	if l == nil {
 		return nil
@@ -244,12 +258,22 @@ func (r *runReport) applyXfail(l *xfailList) []string {
 					l.path, e.line, e.pattern, cr.ID, cr.Failure.Kind))
 				continue
 			}
-			if len(e.like) > 0 {
-				if why := pinMismatch(e.like, cr.Failure); why != "" {
-					ws = append(ws, fmt.Sprintf("%s:%d: xfail entry %s matches %s, %s; the failure stands",
-						l.path, e.line, e.pinned(), cr.ID, why))
-					continue
+			// a pinned entry that does not fit the failure leaves it to the
+			// next entry matching the case (a case may fail for one of
+			// several known reasons)
+			var pinWs []string
+			for e != nil && len(e.like) > 0 {
+				why := pinMismatch(e.like, cr.Failure)
+				if why == "" {
+					break
 				}
+				pinWs = append(pinWs, fmt.Sprintf("%s:%d: xfail entry %s matches %s, %s; the failure stands",
+					l.path, e.line, e.pinned(), cr.ID, why))
+				e = l.matchAfter(e, cr.ID)
+			}
+			if e == nil {
+				ws = append(ws, pinWs...)
+				continue
 			}
 			cr.Status, cr.Reason, cr.XfailLike = stXfail, e.reason, e.like
 		case stPass:

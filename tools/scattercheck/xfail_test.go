@@ -189,3 +189,38 @@ func TestMergeRechecksPins(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyXfailPinnedNext: when a pinned entry does not fit a failure,
+// the next entry matching the case is tried (a case listed under two
+// known reasons); the warnings come only when none fits.
+func TestApplyXfailPinnedNext(t *testing.T) {
+	call, res := pinCall()
+	for _, c := range []struct {
+		name, lines, reason string
+		want                status
+		warnings            int
+	}{
+		{"second-fits", "c like=nan-dropped-amax # nan\nc* like=half-truncated # truncated", "truncated", stXfail, 0},
+		{"second-unpinned", "c like=nan-dropped-amax # nan\nc # anything", "anything", stXfail, 0},
+		{"none-fits", "c like=nan-dropped-amax # nan\nc like=int-mean-truncates # mean", "", stFail, 2},
+		{"first-fits", "c like=half-truncated # truncated\nc like=nan-dropped-amax # nan", "truncated", stXfail, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := parseXfail("x.txt", strings.NewReader(c.lines))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cr := &caseResult{ID: "c", Status: stFail,
+				Failure: &failure{Kind: "mismatch", call: call, res: res(1), profile: scatter.Torch2, level: scatter.Conformant}}
+			ws := (&runReport{Cases: []*caseResult{cr}}).applyXfail(l)
+			if cr.Status != c.want || cr.Reason != c.reason || len(ws) != c.warnings {
+				t.Errorf("status %s, reason %q, warnings %q; want %s, %q, %d warnings", cr.Status, cr.Reason, ws, c.want, c.reason, c.warnings)
+			}
+			if c.name == "first-fits" {
+				if u := l.unmatched(); len(u) != 1 || !strings.Contains(u[0], "x.txt:2") {
+					t.Errorf("unmatched %q: the entry after the one that fits is not looked at", u)
+				}
+			}
+		})
+	}
+}
