@@ -80,7 +80,11 @@ func (f *failure) classify() {
 func (f *failure) unclassified() string {
 	switch {
 	case f.Kind != "mismatch":
-		return "a " + f.Kind + " failure, which the zoo does not name"
+		article := "a "
+		if strings.ContainsAny(f.Kind[:min(1, len(f.Kind))], "aeiou") {
+			article = "an "
+		}
+		return article + f.Kind + " failure, which the zoo does not name"
 	case f.call == nil && f.Request == "":
 		return "the gate kept no call for it"
 	case f.call == nil:

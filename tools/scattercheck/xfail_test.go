@@ -114,6 +114,8 @@ func TestApplyXfailPinned(t *testing.T) {
 		{"pinned/too-large", "c like=half-truncated", stFail,
 			&failure{Kind: "mismatch", call: bigCall, res: scatter.Result{Out: bigOut}, profile: scatter.Torch2, level: scatter.Conformant},
 			stFail, "cannot be classified (its output has 4097 elements, past the 4096 that classification compares)"},
+		{"pinned/unsupported", "c like=half-truncated", stUnsup, &failure{Kind: "unsupported", call: call}, stUnsup,
+			"cannot be classified (an unsupported failure, which the zoo does not name)"},
 		{"pinned/unexcusable", "c like=half-truncated", stFail, &failure{Kind: "crash"}, stFail, "which an expected failure cannot excuse"},
 		{"pinned/pass", "c like=half-truncated", stPass, nil, stXpass, ""},
 		{"unpinned/other-mutant", "c", stFail, mismatch(1), stXfail, ""},
