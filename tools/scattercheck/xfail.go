@@ -73,6 +73,9 @@ func parseXfail(path string, f interface{ Read([]byte) (int, error) }) (*xfailLi
 		pat, reason, _ := strings.Cut(line, "#")
 		pat = strings.TrimSpace(pat)
 		fields := strings.Fields(pat)
+		if strings.HasPrefix(fields[0], "like=") {
+			return nil, fmt.Errorf("%s:%d: %q: like= follows the case id or glob it pins", path, n, pat)
+		}
 		var like []string
 		if len(fields) == 2 && strings.HasPrefix(fields[1], "like=") {
 			var err error
