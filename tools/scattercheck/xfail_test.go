@@ -51,6 +51,13 @@ func TestXfailLikeParse(t *testing.T) {
 			t.Errorf("%q: error %v, want x.txt:2: ... %s", b.line, err, b.want)
 		}
 	}
+	// the names known are those classification can name
+	_, err := parseXfail("x", strings.NewReader("random/x like=nope"))
+	for _, name := range unclassifying {
+		if err == nil || strings.Contains(err.Error(), name+",") || strings.HasSuffix(err.Error(), name+")") {
+			t.Errorf("the error %v lists the unclassifying mutant %s", err, name)
+		}
+	}
 }
 
 // pinCall is TestLikelyFor's float16 scatter_add, 1 + 3·2^-12 into [1, 5]:
