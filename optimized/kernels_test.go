@@ -82,7 +82,7 @@ func TestRowsF32(t *testing.T) {
 		return float32(r.Intn(9) - 4)
 	}
 	for _, op := range []opKind{opSum, opAmax, opAmin} {
-		for _, n := range []int{8, 9, 13, 16, 24, 64, 100} {
+		for _, n := range []int{8, 9, 13, 16, 24, 64, 100, 128, 200} {
 			rows, outRows := 300, 7
 			src := make([]float32, rows*n+5)
 			for i := range src {

@@ -15,16 +15,22 @@
 // Prefetching: the output row 32 rows ahead into L1 and, when pfsrc != 0
 // (the owner path, whose sort has put the src rows out of address order),
 // the src row 32 rows ahead into L2 and, last, the src row 8 rows ahead
-// into L1. Each row is prefetched four lines per step while four lines
-// remain, then line by line. On the project's machine (AMD EPYC, 2
-// cores), W2 end to end on two workers, median of 20 calls, six runs side
-// by side: 17.8-20.3 ms with the src row 32 ahead into L2 only, 15.3-17.7
-// with the row 8 ahead into L1 as well, prefetched first; and prefetched
-// last, 14.8-16.8 against 15.4-17.8 (six more pairs). The same near
-// prefetch issued by a loop of one line per iteration changed nothing
-// (17.5-18.2 against 17.5-18.4 ms, three pairs), and PREFETCHT0 for the
-// src row 32 ahead took 18-24 ms (it fills L1's miss buffers with lines
-// not needed yet).
+// into L1. Rows of whole steps of four lines (n a multiple of 64: PyG's
+// usual widths) take a copy of the row loop whose prefetches run one
+// do-while loop of four lines a step; other rows four lines a step while
+// four remain, then line by line. The sum adds 64 elements a step, then
+// 8. On the project's machine (AMD EPYC, 2 cores), W2 end to end on two
+// workers, median of 20 calls, runs side by side:
+//   - 17.8-20.3 ms with the src row 32 ahead into L2 only; 15.3-17.7
+//     with the row 8 ahead into L1 as well, prefetched first; prefetched
+//     last, 14.8-16.8 against 15.4-17.8 (six pairs each);
+//   - then 11.8-14.6 (fastest calls 11.3-12.8) against 14.1-16.0
+//     (13.5-14.3) with the copy for whole steps and the sum 64 elements
+//     a step instead of 16 (six pairs);
+//   - the same near prefetch issued by a loop of one line per iteration
+//     changed nothing (17.5-18.2 against 17.5-18.4, three pairs), and
+//     PREFETCHT0 for the src row 32 ahead took 18-24 ms (it fills L1's
+//     miss buffers with lines not needed yet).
 
 // func rowsAddF32(acc, src *float32, trow *int32, srow *int, nrows, n, pfsrc int)
 TEXT ·rowsAddF32(SB), NOSPLIT, $0-56
@@ -41,6 +47,8 @@ TEXT ·rowsAddF32(SB), NOSPLIT, $0-56
 	MOVQ DI, R15
 	ANDQ $~7, R15                    // vector elements per row
 	LEAQ -192(R14), DI               // prefetch four lines while below
+	TESTQ $255, R14                  // whole steps of four lines?
+	JZ   addw_row
 add_row:
 	CMPQ R9, SI
 	JGE  add_done
@@ -120,27 +128,145 @@ add_nopf:
 	MOVQ (DX)(R9*8), R11             // R11: the src row
 	LEAQ (BX)(R11*4), R11
 	XORQ R12, R12                    // i
-add_vec16:
-	LEAQ 16(R12), R13
+add_vec64:
+	LEAQ 64(R12), R13
 	CMPQ R13, R15
 	JGT  add_vec8
-	VMOVUPS (R10)(R12*4), Y0
+	VMOVUPS 0(R10)(R12*4), Y0
 	VMOVUPS 32(R10)(R12*4), Y1
-	VADDPS  (R11)(R12*4), Y0, Y0
+	VMOVUPS 64(R10)(R12*4), Y2
+	VMOVUPS 96(R10)(R12*4), Y3
+	VMOVUPS 128(R10)(R12*4), Y4
+	VMOVUPS 160(R10)(R12*4), Y5
+	VMOVUPS 192(R10)(R12*4), Y6
+	VMOVUPS 224(R10)(R12*4), Y7
+	VADDPS  0(R11)(R12*4), Y0, Y0
 	VADDPS  32(R11)(R12*4), Y1, Y1
-	VMOVUPS Y0, (R10)(R12*4)
+	VADDPS  64(R11)(R12*4), Y2, Y2
+	VADDPS  96(R11)(R12*4), Y3, Y3
+	VADDPS  128(R11)(R12*4), Y4, Y4
+	VADDPS  160(R11)(R12*4), Y5, Y5
+	VADDPS  192(R11)(R12*4), Y6, Y6
+	VADDPS  224(R11)(R12*4), Y7, Y7
+	VMOVUPS Y0, 0(R10)(R12*4)
 	VMOVUPS Y1, 32(R10)(R12*4)
+	VMOVUPS Y2, 64(R10)(R12*4)
+	VMOVUPS Y3, 96(R10)(R12*4)
+	VMOVUPS Y4, 128(R10)(R12*4)
+	VMOVUPS Y5, 160(R10)(R12*4)
+	VMOVUPS Y6, 192(R10)(R12*4)
+	VMOVUPS Y7, 224(R10)(R12*4)
 	MOVQ R13, R12
-	JMP  add_vec16
+	JMP  add_vec64
 add_vec8:
 	CMPQ R12, R15
 	JGE  add_next
 	VMOVUPS (R10)(R12*4), Y0
 	VADDPS  (R11)(R12*4), Y0, Y0
 	VMOVUPS Y0, (R10)(R12*4)
+	ADDQ $8, R12
+	JMP  add_vec8
 add_next:
 	INCQ R9
 	JMP  add_row
+
+addw_row:
+	CMPQ R9, SI
+	JGE  add_done
+	LEAQ 32(R9), R10                 // the rows of k+32
+	CMPQ R10, SI
+	JGE  addw_near
+	MOVLQSX (CX)(R10*4), R11
+	IMULQ R14, R11
+	ADDQ AX, R11
+	XORQ R12, R12
+addw_pfacc:
+	PREFETCHT0 (R11)(R12*1)
+	PREFETCHT0 64(R11)(R12*1)
+	PREFETCHT0 128(R11)(R12*1)
+	PREFETCHT0 192(R11)(R12*1)
+	ADDQ $256, R12
+	CMPQ R12, R14
+	JLT  addw_pfacc
+	TESTQ R8, R8
+	JZ   addw_near
+	MOVQ (DX)(R10*8), R11
+	LEAQ (BX)(R11*4), R11
+	XORQ R12, R12
+addw_pfsrc:
+	PREFETCHT1 (R11)(R12*1)
+	PREFETCHT1 64(R11)(R12*1)
+	PREFETCHT1 128(R11)(R12*1)
+	PREFETCHT1 192(R11)(R12*1)
+	ADDQ $256, R12
+	CMPQ R12, R14
+	JLT  addw_pfsrc
+addw_near:
+	TESTQ R8, R8                     // the src row of k+8 into L1
+	JZ   addw_nopf
+	LEAQ 8(R9), R10
+	CMPQ R10, SI
+	JGE  addw_nopf
+	MOVQ (DX)(R10*8), R11
+	LEAQ (BX)(R11*4), R11
+	XORQ R12, R12
+addw_pfnear:
+	PREFETCHT0 (R11)(R12*1)
+	PREFETCHT0 64(R11)(R12*1)
+	PREFETCHT0 128(R11)(R12*1)
+	PREFETCHT0 192(R11)(R12*1)
+	ADDQ $256, R12
+	CMPQ R12, R14
+	JLT  addw_pfnear
+addw_nopf:
+	MOVLQSX (CX)(R9*4), R10          // R10: the output row
+	IMULQ R14, R10
+	ADDQ AX, R10
+	MOVQ (DX)(R9*8), R11             // R11: the src row
+	LEAQ (BX)(R11*4), R11
+	XORQ R12, R12                    // i
+addw_vec64:
+	LEAQ 64(R12), R13
+	CMPQ R13, R15
+	JGT  addw_vec8
+	VMOVUPS 0(R10)(R12*4), Y0
+	VMOVUPS 32(R10)(R12*4), Y1
+	VMOVUPS 64(R10)(R12*4), Y2
+	VMOVUPS 96(R10)(R12*4), Y3
+	VMOVUPS 128(R10)(R12*4), Y4
+	VMOVUPS 160(R10)(R12*4), Y5
+	VMOVUPS 192(R10)(R12*4), Y6
+	VMOVUPS 224(R10)(R12*4), Y7
+	VADDPS  0(R11)(R12*4), Y0, Y0
+	VADDPS  32(R11)(R12*4), Y1, Y1
+	VADDPS  64(R11)(R12*4), Y2, Y2
+	VADDPS  96(R11)(R12*4), Y3, Y3
+	VADDPS  128(R11)(R12*4), Y4, Y4
+	VADDPS  160(R11)(R12*4), Y5, Y5
+	VADDPS  192(R11)(R12*4), Y6, Y6
+	VADDPS  224(R11)(R12*4), Y7, Y7
+	VMOVUPS Y0, 0(R10)(R12*4)
+	VMOVUPS Y1, 32(R10)(R12*4)
+	VMOVUPS Y2, 64(R10)(R12*4)
+	VMOVUPS Y3, 96(R10)(R12*4)
+	VMOVUPS Y4, 128(R10)(R12*4)
+	VMOVUPS Y5, 160(R10)(R12*4)
+	VMOVUPS Y6, 192(R10)(R12*4)
+	VMOVUPS Y7, 224(R10)(R12*4)
+	MOVQ R13, R12
+	JMP  addw_vec64
+addw_vec8:
+	CMPQ R12, R15
+	JGE  addw_next
+	VMOVUPS (R10)(R12*4), Y0
+	VADDPS  (R11)(R12*4), Y0, Y0
+	VMOVUPS Y0, (R10)(R12*4)
+	ADDQ $8, R12
+	JMP  addw_vec8
+addw_next:
+	INCQ R9
+	JMP  addw_row
+
 add_done:
 	VZEROUPPER
 	RET
@@ -160,6 +286,8 @@ TEXT ·rowsMaxF32(SB), NOSPLIT, $0-56
 	MOVQ DI, R15
 	ANDQ $~7, R15                    // vector elements per row
 	LEAQ -192(R14), DI               // prefetch four lines while below
+	TESTQ $255, R14                  // whole steps of four lines?
+	JZ   maxw_row
 max_row:
 	CMPQ R9, SI
 	JGE  max_done
@@ -242,18 +370,90 @@ max_nopf:
 max_vec:
 	CMPQ R12, R15
 	JGE  max_next
-	VMOVUPS (R10)(R12*4), Y0         // a
-	VMOVUPS (R11)(R12*4), Y1         // v
+	VMOVUPS 0(R10)(R12*4), Y0         // a
+	VMOVUPS 0(R11)(R12*4), Y1         // v
 	VCMPPS  $1, Y1, Y0, Y2           // a < v
 	VCMPPS  $3, Y1, Y1, Y3           // isnan(v)
 	VORPS   Y3, Y2, Y2
 	VBLENDVPS Y2, Y1, Y0, Y0         // mask ? v : a
-	VMOVUPS Y0, (R10)(R12*4)
+	VMOVUPS Y0, 0(R10)(R12*4)
 	ADDQ $8, R12
 	JMP  max_vec
 max_next:
 	INCQ R9
 	JMP  max_row
+
+maxw_row:
+	CMPQ R9, SI
+	JGE  max_done
+	LEAQ 32(R9), R10                 // the rows of k+32
+	CMPQ R10, SI
+	JGE  maxw_near
+	MOVLQSX (CX)(R10*4), R11
+	IMULQ R14, R11
+	ADDQ AX, R11
+	XORQ R12, R12
+maxw_pfacc:
+	PREFETCHT0 (R11)(R12*1)
+	PREFETCHT0 64(R11)(R12*1)
+	PREFETCHT0 128(R11)(R12*1)
+	PREFETCHT0 192(R11)(R12*1)
+	ADDQ $256, R12
+	CMPQ R12, R14
+	JLT  maxw_pfacc
+	TESTQ R8, R8
+	JZ   maxw_near
+	MOVQ (DX)(R10*8), R11
+	LEAQ (BX)(R11*4), R11
+	XORQ R12, R12
+maxw_pfsrc:
+	PREFETCHT1 (R11)(R12*1)
+	PREFETCHT1 64(R11)(R12*1)
+	PREFETCHT1 128(R11)(R12*1)
+	PREFETCHT1 192(R11)(R12*1)
+	ADDQ $256, R12
+	CMPQ R12, R14
+	JLT  maxw_pfsrc
+maxw_near:
+	TESTQ R8, R8                     // the src row of k+8 into L1
+	JZ   maxw_nopf
+	LEAQ 8(R9), R10
+	CMPQ R10, SI
+	JGE  maxw_nopf
+	MOVQ (DX)(R10*8), R11
+	LEAQ (BX)(R11*4), R11
+	XORQ R12, R12
+maxw_pfnear:
+	PREFETCHT0 (R11)(R12*1)
+	PREFETCHT0 64(R11)(R12*1)
+	PREFETCHT0 128(R11)(R12*1)
+	PREFETCHT0 192(R11)(R12*1)
+	ADDQ $256, R12
+	CMPQ R12, R14
+	JLT  maxw_pfnear
+maxw_nopf:
+	MOVLQSX (CX)(R9*4), R10          // R10: the output row
+	IMULQ R14, R10
+	ADDQ AX, R10
+	MOVQ (DX)(R9*8), R11             // R11: the src row
+	LEAQ (BX)(R11*4), R11
+	XORQ R12, R12                    // i
+maxw_vec:
+	CMPQ R12, R15
+	JGE  maxw_next
+	VMOVUPS 0(R10)(R12*4), Y0         // a
+	VMOVUPS 0(R11)(R12*4), Y1         // v
+	VCMPPS  $1, Y1, Y0, Y2           // a < v
+	VCMPPS  $3, Y1, Y1, Y3           // isnan(v)
+	VORPS   Y3, Y2, Y2
+	VBLENDVPS Y2, Y1, Y0, Y0         // mask ? v : a
+	VMOVUPS Y0, 0(R10)(R12*4)
+	ADDQ $8, R12
+	JMP  maxw_vec
+maxw_next:
+	INCQ R9
+	JMP  maxw_row
+
 max_done:
 	VZEROUPPER
 	RET
@@ -273,6 +473,8 @@ TEXT ·rowsMinF32(SB), NOSPLIT, $0-56
 	MOVQ DI, R15
 	ANDQ $~7, R15                    // vector elements per row
 	LEAQ -192(R14), DI               // prefetch four lines while below
+	TESTQ $255, R14                  // whole steps of four lines?
+	JZ   minw_row
 min_row:
 	CMPQ R9, SI
 	JGE  min_done
@@ -355,18 +557,90 @@ min_nopf:
 min_vec:
 	CMPQ R12, R15
 	JGE  min_next
-	VMOVUPS (R10)(R12*4), Y0         // a
-	VMOVUPS (R11)(R12*4), Y1         // v
+	VMOVUPS 0(R10)(R12*4), Y0         // a
+	VMOVUPS 0(R11)(R12*4), Y1         // v
 	VCMPPS  $1, Y0, Y1, Y2           // v < a
 	VCMPPS  $3, Y1, Y1, Y3           // isnan(v)
 	VORPS   Y3, Y2, Y2
 	VBLENDVPS Y2, Y1, Y0, Y0         // mask ? v : a
-	VMOVUPS Y0, (R10)(R12*4)
+	VMOVUPS Y0, 0(R10)(R12*4)
 	ADDQ $8, R12
 	JMP  min_vec
 min_next:
 	INCQ R9
 	JMP  min_row
+
+minw_row:
+	CMPQ R9, SI
+	JGE  min_done
+	LEAQ 32(R9), R10                 // the rows of k+32
+	CMPQ R10, SI
+	JGE  minw_near
+	MOVLQSX (CX)(R10*4), R11
+	IMULQ R14, R11
+	ADDQ AX, R11
+	XORQ R12, R12
+minw_pfacc:
+	PREFETCHT0 (R11)(R12*1)
+	PREFETCHT0 64(R11)(R12*1)
+	PREFETCHT0 128(R11)(R12*1)
+	PREFETCHT0 192(R11)(R12*1)
+	ADDQ $256, R12
+	CMPQ R12, R14
+	JLT  minw_pfacc
+	TESTQ R8, R8
+	JZ   minw_near
+	MOVQ (DX)(R10*8), R11
+	LEAQ (BX)(R11*4), R11
+	XORQ R12, R12
+minw_pfsrc:
+	PREFETCHT1 (R11)(R12*1)
+	PREFETCHT1 64(R11)(R12*1)
+	PREFETCHT1 128(R11)(R12*1)
+	PREFETCHT1 192(R11)(R12*1)
+	ADDQ $256, R12
+	CMPQ R12, R14
+	JLT  minw_pfsrc
+minw_near:
+	TESTQ R8, R8                     // the src row of k+8 into L1
+	JZ   minw_nopf
+	LEAQ 8(R9), R10
+	CMPQ R10, SI
+	JGE  minw_nopf
+	MOVQ (DX)(R10*8), R11
+	LEAQ (BX)(R11*4), R11
+	XORQ R12, R12
+minw_pfnear:
+	PREFETCHT0 (R11)(R12*1)
+	PREFETCHT0 64(R11)(R12*1)
+	PREFETCHT0 128(R11)(R12*1)
+	PREFETCHT0 192(R11)(R12*1)
+	ADDQ $256, R12
+	CMPQ R12, R14
+	JLT  minw_pfnear
+minw_nopf:
+	MOVLQSX (CX)(R9*4), R10          // R10: the output row
+	IMULQ R14, R10
+	ADDQ AX, R10
+	MOVQ (DX)(R9*8), R11             // R11: the src row
+	LEAQ (BX)(R11*4), R11
+	XORQ R12, R12                    // i
+minw_vec:
+	CMPQ R12, R15
+	JGE  minw_next
+	VMOVUPS 0(R10)(R12*4), Y0         // a
+	VMOVUPS 0(R11)(R12*4), Y1         // v
+	VCMPPS  $1, Y0, Y1, Y2           // v < a
+	VCMPPS  $3, Y1, Y1, Y3           // isnan(v)
+	VORPS   Y3, Y2, Y2
+	VBLENDVPS Y2, Y1, Y0, Y0         // mask ? v : a
+	VMOVUPS Y0, 0(R10)(R12*4)
+	ADDQ $8, R12
+	JMP  minw_vec
+minw_next:
+	INCQ R9
+	JMP  minw_row
+
 min_done:
 	VZEROUPPER
 	RET
