@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
 // The direct kernels against the plain Go loop they replace, at lengths
 // around the main loop's 32-element look-ahead, with an index out of range
-// at a random position (or none).
+// at each position of an unrolled step (or none).
 func TestDirectKernels(t *testing.T) {
 	if !hasDirect {
 		t.Skip("no direct kernels on this architecture")
@@ -18,8 +19,15 @@ func TestDirectKernels(t *testing.T) {
 	directMinBytes = 0 // the kernels at every size
 	r := rand.New(rand.NewSource(1))
 	for _, n := range []int{1, 2, 31, 32, 33, 63, 64, 65, 200, 1000} {
+		// every position of the eight-wide step of the unrolled kernels
+		// (past the 32-contribution look-ahead too), the middle, the last
+		bads := []int{-1, n / 2, n - 1}
+		for b := 0; b < min(n, 16); b++ {
+			bads = append(bads, b, b+40)
+		}
+		bads = slices.DeleteFunc(bads, func(b int) bool { return b >= n })
 		for _, size := range []int{1, 3, 100} {
-			for _, bad := range []int{-1, 0, n / 2, n - 1} {
+			for _, bad := range bads {
 				t.Run(fmt.Sprintf("n=%d/size=%d/bad=%d", n, size, bad), func(t *testing.T) {
 					t64 := make([]int64, n)
 					for k := range t64 {
