@@ -35,8 +35,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/scatterconf/scatter"
@@ -44,20 +46,20 @@ import (
 	"github.com/scatterconf/scatter/reference"
 )
 
-var modes = []string{"hang", "crash", "garbage", "slow", "wrong-shape", "wrong-dtype", "truncated-base64",
-	"huge-size", "wrong-id", "no-hello", "nan-dropped", "negative-index-wrapped", "bool-sum-as-and", "half-truncated",
-	"half-per-step", "half-round-half-away", "half-round-to-odd", "mean-of-accumulator"}
+// faultModes break the protocol; the bug modes (bugs.go) answer it with a
+// known bug.
+var faultModes = []string{"hang", "crash", "garbage", "slow", "wrong-shape", "wrong-dtype", "truncated-base64",
+	"huge-size", "wrong-id", "no-hello"}
+
+// modes are every -mode: the fault modes, then the bug modes by name.
+var modes = append(slices.Clone(faultModes), slices.Sorted(maps.Keys(bugModes))...)
 
 func main() {
 	mode := flag.String("mode", "", fmt.Sprintf("how to misbehave: one of %q", modes))
 	every := flag.Int("every", 1, "misbehave on every Nth operation request")
 	delay := flag.Duration("delay", 2*time.Second, "how long slow waits")
 	flag.Parse()
-	known := false
-	for _, m := range modes {
-		known = known || m == *mode
-	}
-	if !known || *every < 1 {
+	if !slices.Contains(modes, *mode) || *every < 1 {
 		fmt.Fprintf(os.Stderr, "misbehave: -mode must be one of %q and -every positive\n", modes)
 		os.Exit(2)
 	}
