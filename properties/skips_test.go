@@ -54,9 +54,13 @@ func TestSkipsUnclaimed(t *testing.T) {
 		base:   reference.New(scatter.Torch2),
 		ops:    []scatter.Op{scatter.OpScatterAdd, scatter.OpScatterReduce},
 		dtypes: []scatter.DType{scatter.DTFloat32, scatter.DTInt64},
+		// three of the five reductions: a run of the short tier misses
+		// them all only when every case is a sum or a mean, about
+		// (2/5)^cases (with prod alone, (4/5)^cases, a run failed now
+		// and then: 30 runs in a row pass with the three)
 		decline: func(c scatter.Call) bool {
 			x, ok := c.(scatter.ScatterReduce)
-			return ok && x.Reduce == scatter.ReduceProd
+			return ok && (x.Reduce == scatter.ReduceProd || x.Reduce == scatter.ReduceAmax || x.Reduce == scatter.ReduceAmin)
 		},
 		seen: map[string]bool{},
 	}
@@ -81,7 +85,7 @@ func TestSkipsUnclaimed(t *testing.T) {
 		}
 	}
 	if p := byName["differential/scatter_reduce"]; p.Unsupported == 0 {
-		t.Errorf("no scatter_reduce prod call was declined (and skipped) in %d cases (seed %d: -rapid.seed reruns them)", p.Cases, rep.Seed)
+		t.Errorf("no scatter_reduce prod, amax or amin call was declined (and skipped) in %d cases (seed %d: -rapid.seed reruns them)", p.Cases, rep.Seed)
 	}
 	for k := range b.seen {
 		op, dt, _ := strings.Cut(k, "/")
