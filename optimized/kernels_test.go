@@ -83,40 +83,43 @@ func TestRowsF32(t *testing.T) {
 	}
 	for _, op := range []opKind{opSum, opAmax, opAmin} {
 		for _, n := range []int{8, 9, 13, 16, 24, 64, 100, 128, 200} {
-			rows, outRows := 300, 7
-			src := make([]float32, rows*n+5)
-			for i := range src {
-				src[i] = val()
-			}
-			trow := make([]int32, rows)
-			srow := make([]int, rows)
-			for k := range trow {
-				trow[k] = int32(r.Intn(outRows))
-				srow[k] = r.Intn(len(src) - n + 1)
-			}
-			got := make([]float32, outRows*n)
-			for i := range got {
-				got[i] = val()
-			}
-			want := append([]float32{}, got...)
-			rowKern(op, got, nil, trow, srow, src, n, true)
-			for k, tr := range trow {
-				a, b := want[int(tr)*n:int(tr)*n+n], src[srow[k]:srow[k]+n]
-				for i := range a {
-					switch op {
-					case opSum:
-						a[i] += b[i]
-					case opAmax:
-						a[i] = amax(a[i], b[i])
-					case opAmin:
-						a[i] = amin(a[i], b[i])
+			// fewer rows than the look-aheads (8 and 32) too
+			for _, rows := range []int{1, 7, 9, 33, 300} {
+				outRows := 7
+				src := make([]float32, rows*n+5)
+				for i := range src {
+					src[i] = val()
+				}
+				trow := make([]int32, rows)
+				srow := make([]int, rows)
+				for k := range trow {
+					trow[k] = int32(r.Intn(outRows))
+					srow[k] = r.Intn(len(src) - n + 1)
+				}
+				got := make([]float32, outRows*n)
+				for i := range got {
+					got[i] = val()
+				}
+				want := append([]float32{}, got...)
+				rowKern(op, got, nil, trow, srow, src, n, r.Intn(2) == 0)
+				for k, tr := range trow {
+					a, b := want[int(tr)*n:int(tr)*n+n], src[srow[k]:srow[k]+n]
+					for i := range a {
+						switch op {
+						case opSum:
+							a[i] += b[i]
+						case opAmax:
+							a[i] = amax(a[i], b[i])
+						case opAmin:
+							a[i] = amin(a[i], b[i])
+						}
 					}
 				}
-			}
-			for i := range got {
-				g, w := math.Float32bits(got[i]), math.Float32bits(want[i])
-				if g != w && !(got[i] != got[i] && want[i] != want[i]) {
-					t.Fatalf("op %d, n %d: element %d = %v (%#x), want %v (%#x)", op, n, i, got[i], g, want[i], w)
+				for i := range got {
+					g, w := math.Float32bits(got[i]), math.Float32bits(want[i])
+					if g != w && !(got[i] != got[i] && want[i] != want[i]) {
+						t.Fatalf("op %d, n %d, %d rows: element %d = %v (%#x), want %v (%#x)", op, n, rows, i, got[i], g, want[i], w)
+					}
 				}
 			}
 		}
