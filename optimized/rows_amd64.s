@@ -28,9 +28,10 @@
 //     (13.5-14.3) with the copy for whole steps and the sum 64 elements
 //     a step instead of 16 (six pairs);
 //   - the same near prefetch issued by a loop of one line per iteration
-//     changed nothing (17.5-18.2 against 17.5-18.4, three pairs), and
-//     PREFETCHT0 for the src row 32 ahead took 18-24 ms (it fills L1's
-//     miss buffers with lines not needed yet).
+//     changed nothing (17.5-18.2 against 17.5-18.4, three pairs).
+// Earlier, the owner fold of W2 alone took 14 ms with PREFETCHT1 for the
+// src row 32 ahead and 18-24 ms with PREFETCHT0, which fills L1's miss
+// buffers with lines not needed yet.
 
 // func rowsAddF32(acc, src *float32, trow *int32, srow *int, nrows, n, pfsrc int)
 TEXT ·rowsAddF32(SB), NOSPLIT, $0-56
