@@ -36,6 +36,19 @@ func expandedIndexPath(dt scatter.DType, out scatter.Tensor, wd int, shape, stri
 	return true
 }
 
+// int32OnExpandedPath records PyTorch's error for an int32 index on the
+// expanded-index path (profiles that take int32 indices, see above) and
+// reports whether it did; strides gives the index's strides, asked for
+// only then.
+func int32OnExpandedPath(e *errs, prof scatter.Profile, idxDT, dt scatter.DType, out scatter.Tensor, wd int,
+	shape []int, strides func() []int, srcContiguous bool) bool {
+	if !prof.Int32Index() || idxDT != scatter.DTInt32 || !expandedIndexPath(dt, out, wd, shape, strides(), srcContiguous) {
+		return false
+	}
+	e.add(scatter.ErrIndexDType, "expected scalar type Long but found Int (scatter_add_'s expanded-index path)")
+	return true
+}
+
 // expandTo is expandStrides for shapes known to expand (nil if not).
 func expandTo(shape, strides, to []int) []int {
 	st, _ := expandStrides(shape, strides, to)

@@ -315,9 +315,8 @@ func planTorchScatterAdd(c scatter.TorchScatterAdd, prof scatter.Profile) (*plan
 	if bn == 0 {
 		return p, nil
 	}
-	if prof.Int32Index() && idxDT == scatter.DTInt32 &&
-		expandedIndexPath(dt, out, wd, bshape, ts1IndexStrides(c.Index.Shape, d, S, bshape), !expandsAny(S, bshape)) {
-		e.add(scatter.ErrIndexDType, "expected scalar type Long but found Int (scatter_add_'s expanded-index path)")
+	if int32OnExpandedPath(&e, prof, idxDT, dt, out, wd, bshape,
+		func() []int { return ts1IndexStrides(c.Index.Shape, d, S, bshape) }, !expandsAny(S, bshape)) {
 		return nil, e
 	}
 	vals := indexValues(bidx)
@@ -447,9 +446,8 @@ func (ts tsCall) sum() (*plan, errs) {
 	}
 	p := &plan{dtype: dt, shape: append([]int{}, out.Shape...), init: out.Contiguous(), src: c.Src.Contiguous(),
 		kind: ts.k, self: true, perStep: opmathPerStep(ts.prof)}
-	if bn > 0 && ts.prof.Int32Index() && c.Index.DType() == scatter.DTInt32 &&
-		expandedIndexPath(dt, out, wd, S, tsBroadcastStrides(c.Index.Shape, ts.d, S), true) {
-		e.add(scatter.ErrIndexDType, "expected scalar type Long but found Int (scatter_add_'s expanded-index path)")
+	if bn > 0 && int32OnExpandedPath(&e, ts.prof, c.Index.DType(), dt, out, wd, S,
+		func() []int { return tsBroadcastStrides(c.Index.Shape, ts.d, S) }, true) {
 		return nil, e
 	}
 	if bn > 0 {

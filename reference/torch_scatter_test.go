@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/scatterconf/scatter"
@@ -528,6 +529,48 @@ func TestExtRandomCalls(t *testing.T) {
 		keys := slices.Sorted(maps.Keys(counts))
 		for _, k := range keys {
 			t.Logf("%-45s %d", k, counts[k])
+		}
+	}
+}
+
+// TestInt32OnExpandedIndexPath: under torch-2 (2.14), an int32 index that
+// torch_scatter broadcasts onto scatter_add_'s expanded-index path fails
+// with PyTorch's "expected scalar type Long but found Int"; off the path
+// (fewer than 16 index elements per index of dim 0) it succeeds, and so
+// does an int64 index. Checked on torch 2.14.1 with the real
+// torch_scatter 2.1.2: src ones(4, 16), index int32 [0, 1, 0, 1], dim 0
+// fails for torch_scatter.scatter and for the 1.x broadcast-then-
+// scatter_add_; ones(4, 8) sums to 2.
+func TestInt32OnExpandedIndexPath(t *testing.T) {
+	dim := 0
+	for _, cols := range []int{16, 8} {
+		src := make([]float32, 4*cols)
+		for i := range src {
+			src[i] = 1
+		}
+		for _, idxDT := range []scatter.DType{scatter.DTInt32, scatter.DTInt64} {
+			var idx scatter.Tensor
+			if idxDT == scatter.DTInt32 {
+				idx = scatter.FromSlice([]int32{0, 1, 0, 1})
+			} else {
+				idx = i64(0, 1, 0, 1)
+			}
+			calls := map[string]scatter.Call{
+				"torch_scatter.scatter":     scatter.TorchScatter{Src: shaped(f32(src...), 4, cols), Index: idx, Dim: &dim},
+				"torch_scatter.scatter_add": scatter.TorchScatterAdd{Src: shaped(f32(src...), 4, cols), Index: idx, Dim: &dim},
+			}
+			for name, c := range calls {
+				res, err := New(scatter.Torch2).Run(c)
+				onPath := cols == 16 && idxDT == scatter.DTInt32
+				switch {
+				case onPath && (scatter.CodeOf(err) != scatter.ErrIndexDType || !strings.Contains(err.Error(), "expanded-index path")):
+					t.Errorf("%s, %d columns, %v index: %v, want index_dtype on the expanded-index path", name, cols, idxDT, err)
+				case !onPath && err != nil:
+					t.Errorf("%s, %d columns, %v index: %v, want a result", name, cols, idxDT, err)
+				case !onPath && scatter.Float64At(res.Out.Data, 0) != 2:
+					t.Errorf("%s, %d columns, %v index: out[0, 0] = %v, want 2", name, cols, idxDT, scatter.Float64At(res.Out.Data, 0))
+				}
+			}
 		}
 	}
 }
