@@ -66,10 +66,22 @@ func (f *failure) classify() {
 		return
 	}
 	f.classified = true
-	if f.Kind != "mismatch" || f.call == nil || f.err == nil && f.res.Out.IsZero() {
-		return
+	switch {
+	case f.Kind != "mismatch":
+		article := "a "
+		if strings.ContainsAny(f.Kind[:min(1, len(f.Kind))], "aeiou") {
+			article = "an "
+		}
+		f.uncompared = article + f.Kind + " failure, which the zoo does not name"
+	case f.call == nil && f.Request == "":
+		f.uncompared = "the gate kept no call for it"
+	case f.call == nil:
+		f.uncompared = "the report it comes from names no likely bug for it"
+	case f.err == nil && f.res.Out.IsZero():
+		f.uncompared = "the gate kept the call but not the outcome"
+	default:
+		f.Likely, f.uncompared = likelyFor(f.call, f.profile, f.level, f.res, f.err)
 	}
-	f.Likely = likelyFor(f.call, f.profile, f.level, f.res, f.err)
 }
 
 // unclassified says why classify could not compare a failure with the
@@ -78,33 +90,19 @@ func (f *failure) classify() {
 // "" when the failure was compared (and Likely says what matched, if
 // anything).
 func (f *failure) unclassified() string {
-	switch {
-	case f.Kind != "mismatch":
-		article := "a "
-		if strings.ContainsAny(f.Kind[:min(1, len(f.Kind))], "aeiou") {
-			article = "an "
-		}
-		return article + f.Kind + " failure, which the zoo does not name"
-	case f.call == nil && f.Request == "":
-		return "the gate kept no call for it"
-	case f.call == nil:
-		return "the report it comes from names no likely bug for it"
-	case f.err == nil && f.res.Out.IsZero():
-		return "the gate kept the call but not the outcome"
-	case f.err == nil && f.res.Out.NumEl() > maxLikelyElements && reference.Expect(cloneCall(f.call), f.profile).Codes() == nil:
-		return fmt.Sprintf("its output has %d elements, past the %d that classification compares", f.res.Out.NumEl(), maxLikelyElements)
-	}
-	return ""
+	f.classify()
+	return f.uncompared
 }
 
 // likelyFor returns the mutant class of outcome (res, err) of call c under
 // profile prof at level lvl, or nil: the first mutant with the same
 // outcome, the others with the same outcome in Also; failing any, the
-// same for the same verdict.
-func likelyFor(c scatter.Call, prof scatter.Profile, lvl scatter.Level, res scatter.Result, err error) *likelyBug {
+// same for the same verdict. uncompared says why it compared nothing (an
+// output past maxLikelyElements), "" when it compared.
+func likelyFor(c scatter.Call, prof scatter.Profile, lvl scatter.Level, res scatter.Result, err error) (l *likelyBug, uncompared string) {
 	exp := reference.Expect(cloneCall(c), prof)
-	if exp.Codes() == nil && res.Out.NumEl() > maxLikelyElements {
-		return nil
+	if n := res.Out.NumEl(); exp.Codes() == nil && n > maxLikelyElements {
+		return nil, fmt.Sprintf("its output has %d elements, past the %d that classification compares", n, maxLikelyElements)
 	}
 	var outcome, verdict *likelyBug
 	add := func(l **likelyBug, m properties.Mutant, match string) {
@@ -130,9 +128,9 @@ func likelyFor(c scatter.Call, prof scatter.Profile, lvl scatter.Level, res scat
 		}
 	}
 	if outcome != nil {
-		return outcome
+		return outcome, ""
 	}
-	return verdict
+	return verdict, ""
 }
 
 // runGuarded runs a mutant, a panic being no outcome (ok false).

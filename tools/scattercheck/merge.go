@@ -249,8 +249,10 @@ func caseFromJSON(jc jsonCase) *caseResult {
 		}
 	}
 	if f := jc.Failure; f != nil {
+		// no call is kept: classify keeps the recorded likely bug and
+		// says why it can compare nothing itself
 		cr.Failure = &failure{Kind: f.Kind, Summary: f.Summary, Report: f.Report, Request: f.Request, PyTorch: f.PyTorch,
-			Shrunk: f.Shrunk, Stderr: f.Stderr, Repro: f.Repro, Seed: jc.Seed, Likely: f.LikelyBug, classified: true}
+			Shrunk: f.Shrunk, Stderr: f.Stderr, Repro: f.Repro, Seed: jc.Seed, Likely: f.LikelyBug}
 	}
 	return cr
 }

@@ -110,6 +110,8 @@ type failure struct {
 	level   scatter.Level
 
 	classified bool // classify has run
+	// uncompared is why classify compared nothing ("" when it did)
+	uncompared string
 }
 
 // counts tallies statuses.

@@ -171,19 +171,18 @@ func (l *xfailList) match(id string) *xfailEntry {
 	if l == nil {
 		return nil
 	}
-	for _, e := range l.entries {
-		if e.re.MatchString(id) {
-			e.matched = true
-			return e
-		}
-	}
-	return nil
+	return l.matchFrom(0, id)
 }
 
 // matchAfter returns the first entry after prev matching id, or nil.
 func (l *xfailList) matchAfter(prev *xfailEntry, id string) *xfailEntry {
-	i := slices.Index(l.entries, prev)
-	for _, e := range l.entries[i+1:] {
+	return l.matchFrom(slices.Index(l.entries, prev)+1, id)
+}
+
+// matchFrom returns the first entry from the i-th on matching id, or nil,
+// and marks it matched.
+func (l *xfailList) matchFrom(i int, id string) *xfailEntry {
+	for _, e := range l.entries[i:] {
 		if e.re.MatchString(id) {
 			e.matched = true
 			return e
