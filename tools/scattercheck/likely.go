@@ -56,11 +56,12 @@ const (
 )
 
 // classify sets f.Likely for a mismatch whose call and outcome are known
-// (spec cases, fixtures and random calls; a property's failure holds only
-// its call): the first mutant under the failure's profile, in the zoo's
-// order, that is wrong on the call and whose outcome is the
-// implementation's; failing that, the first whose outcome gets the same
-// verdict. Nothing is set when no mutant matches.
+// (spec cases, fixtures and random calls; a property's failure once the
+// implementation has been asked again, rerunKept in props.go): the first
+// mutant under the failure's profile, in the zoo's order, that is wrong
+// on the call and whose outcome is the implementation's; failing that,
+// the first whose outcome gets the same verdict. Nothing is set when no
+// mutant matches.
 func (f *failure) classify() {
 	if f.classified {
 		return

@@ -2,9 +2,12 @@ package main
 
 import (
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/properties"
 	"github.com/scatterconf/scatter/reference"
 )
 
@@ -54,4 +57,72 @@ func TestLikelyFor(t *testing.T) {
 		scatter.Errorf(scatter.ErrShapeMismatch, "no")); l != nil {
 		t.Errorf("a shape_mismatch error looks like %s", l.Mutant)
 	}
+}
+
+// TestRerunKept: a property's failure keeps its calls, not the answers;
+// the gate asks again and keeps the first call answered as the judge
+// rejects, with that answer (then classified), or, every answer allowed,
+// says why the failure stays unclassified. A call answered unsupported is
+// passed over.
+func TestRerunKept(t *testing.T) {
+	h := func(vs ...float64) scatter.Tensor {
+		d := make([]scatter.Float16, len(vs))
+		for i, v := range vs {
+			d[i] = scatter.Float16FromFloat64(v)
+		}
+		return scatter.FromSlice(d, len(vs))
+	}
+	idx := scatter.FromSlice([]int64{0}, 1)
+	exact := scatter.ScatterAdd{Self: h(1, 5), Dim: 0, Index: idx, Src: h(2)}
+	// 1 + 3*2^-12: float16 truncation gives 1, nearest 1+2^-10
+	inexact := scatter.ScatterAdd{Self: h(1, 5), Dim: 0, Index: idx, Src: h(3 * math.Ldexp(1, -12))}
+	var mut scatter.Backend
+	for _, m := range properties.MutantsFor(scatter.Torch2) {
+		if m.Name == "half-truncated" {
+			mut = m.Backend
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		impl    scatter.Backend
+		calls   []scatter.Call
+		call    int // the call kept: its index in calls, -1 for none
+		likely  string
+		because string
+	}{
+		{"wrong on the second", mut, []scatter.Call{exact, inexact}, 1, "half-truncated", ""},
+		{"wrong on the first", mut, []scatter.Call{inexact, exact}, 0, "half-truncated", ""},
+		{"right on both", reference.New(scatter.Torch2), []scatter.Call{exact, inexact}, -1, "", "answered the 2 call(s) it printed as allowed"},
+		{"unsupported", declines{}, []scatter.Call{inexact}, -1, "", "answered the 1 call(s) it printed as allowed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &failure{Kind: "mismatch", profile: scatter.Torch2, level: scatter.Conformant, call: c.calls[0]}
+			f.rerunKept(c.calls, &guarded{inner: c.impl})
+			f.classify()
+			if c.call >= 0 {
+				if f.call == nil || f.call.Op() != c.calls[c.call].Op() || f.res.Out.IsZero() {
+					t.Fatalf("kept call %v, outcome %v; want call %d with its outcome", f.call, f.res.Out, c.call)
+				}
+				if !reflect.DeepEqual(f.call, c.calls[c.call]) {
+					t.Errorf("kept %s, want call %d", reference.DescribeCall(f.call), c.call)
+				}
+			}
+			switch {
+			case c.likely != "" && (f.Likely == nil || f.Likely.Mutant != c.likely):
+				t.Errorf("likely %+v, want %s", f.Likely, c.likely)
+			case c.likely == "" && f.Likely != nil:
+				t.Errorf("likely %+v, want none", f.Likely)
+			case !strings.Contains(f.unclassified(), c.because) || c.because == "" && f.unclassified() != "":
+				t.Errorf("unclassified %q, want %q", f.unclassified(), c.because)
+			}
+		})
+	}
+}
+
+// declines answers every call unsupported.
+type declines struct{}
+
+func (declines) Info() scatter.Info { return scatter.Info{Name: "declines"} }
+func (declines) Run(scatter.Call) (scatter.Result, error) {
+	return scatter.Result{}, scatter.Errorf(scatter.ErrNotSupported, "no")
 }

@@ -272,3 +272,61 @@ func TestMisbehaveXfailPinned(t *testing.T) {
 		})
 	}
 }
+
+// TestMisbehavePropertyPinned runs the gate's properties on misbehave
+// -mode half-per-step: the property keeps only its call, the gate asks the
+// implementation again for its answer, so that the failure of
+// property/differential/scatter_add is classified and an expected
+// failure pinned to the bug it shows is XFAIL (exit 0), one pinned to
+// another bug stands (exit 1, with a warning).
+func TestMisbehavePropertyPinned(t *testing.T) {
+	gate := buildTool(t, "tools/scattercheck")
+	mb := buildTool(t, "tools/adapters/misbehave")
+	const id = "property/differential/scatter_add"
+	for _, c := range []struct {
+		like string
+		code int
+		want status
+	}{{"half-accumulates-in-dtype", 0, stXfail}, {"nan-dropped-amax", 1, stFail}} {
+		t.Run(c.like, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			js, xf := filepath.Join(dir, "r.json"), filepath.Join(dir, "xfail.txt")
+			if err := os.WriteFile(xf, []byte(id+" like="+c.like+" # 16-bit sums rounded at every step\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(gate, "-impl", shQuote(mb)+" -mode half-per-step", "-ops", "scatter_add", "-suites", "properties",
+				"-checks", "30", "-timeout", "20s", "-xfail", xf, "-json", js)
+			out, _ := cmd.CombinedOutput()
+			if code := cmd.ProcessState.ExitCode(); code != c.code {
+				t.Fatalf("exit %d, want %d\n%s", code, c.code, out)
+			}
+			b, err := os.ReadFile(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r jsonReport
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
+			var got *jsonCase
+			for _, run := range r.Runs {
+				for i, cs := range run.Cases {
+					if cs.ID == id {
+						got = &run.Cases[i]
+					}
+				}
+			}
+			if got == nil || got.Status != c.want || got.Failure == nil {
+				t.Fatalf("%s: %+v, want status %s\n%s", id, got, c.want, out)
+			}
+			l := got.Failure.LikelyBug
+			if l == nil || l.Mutant != "half-accumulates-in-dtype" && !slices.Contains(l.Also, "half-accumulates-in-dtype") {
+				t.Errorf("the property's failure is not classified as half-accumulates-in-dtype: %+v\n%s", l, out)
+			}
+			if c.code == 1 && !strings.Contains(string(out), "the failure stands") {
+				t.Errorf("no warning that the pinned failure stands:\n%s", out)
+			}
+		})
+	}
+}

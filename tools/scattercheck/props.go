@@ -13,6 +13,7 @@ import (
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/properties"
 	"github.com/scatterconf/scatter/protocol"
+	"github.com/scatterconf/scatter/reference"
 )
 
 // The properties part: package properties' rapid properties (the
@@ -159,6 +160,7 @@ var writtenToRE = regexp.MustCompile(`^\(\d+ bytes, written to (.+)\)$`)
 // of its first "protocol:" line.
 func propertyFailure(pr properties.PropertyReport, p scatter.Profile, lvl scatter.Level, seed uint64, g *guarded) *failure {
 	f := &failure{Kind: "mismatch", Report: pr.Failure, Seed: seed, Shrunk: true, profile: p, level: lvl}
+	var calls []scatter.Call
 	for _, m := range protocolLineRE.FindAllStringSubmatch(pr.Failure, -1) {
 		line := strings.TrimSpace(m[1])
 		if w := writtenToRE.FindStringSubmatch(line); w != nil {
@@ -169,9 +171,11 @@ func propertyFailure(pr properties.PropertyReport, p scatter.Profile, lvl scatte
 			line = strings.TrimSpace(string(b))
 		}
 		if _, c, err := protocol.DecodeCall([]byte(line)); err == nil {
-			f.call = c
-			break
+			calls = append(calls, c)
 		}
+	}
+	if len(calls) > 0 {
+		f.call = calls[0]
 	}
 	switch {
 	case strings.Contains(pr.Failure, "protocol: timeout") || strings.Contains(pr.Failure, ": timeout: "):
@@ -218,5 +222,40 @@ func propertyFailure(pr properties.PropertyReport, p scatter.Profile, lvl scatte
 	if g.gaveUp && errors.Is(g.lastErr, errGaveUp) && f.Kind == "mismatch" && strings.Contains(pr.Failure, "without a code") {
 		f.Kind = "gave-up"
 	}
+	f.rerunKept(calls, g)
 	return f
+}
+
+// rerunKept gives a property's mismatch an outcome, which the property
+// does not keep, so that it can be classified (likely.go) and an expected
+// failure pinned to a mutant (like=) can be checked: the implementation
+// is asked again for the calls the failure printed, in order, and the
+// first whose answer the judge rejects becomes the failure's call (its
+// repro too) and that answer its outcome. When every answer is allowed
+// (the property failed on how two answers relate, or the implementation
+// answers differently from call to call), or the rerun fails as a
+// process, the failure stays unclassified and says why.
+func (f *failure) rerunKept(calls []scatter.Call, g *guarded) {
+	if f.Kind != "mismatch" || len(calls) == 0 {
+		return
+	}
+	for i, c := range calls {
+		res, err := g.Run(cloneCall(c))
+		if k := processKind(err); k != "" || errors.Is(err, errInterrupted) {
+			f.classified, f.uncompared = true, fmt.Sprintf("asked again for its call %d, the implementation failed as a process (%s)", i+1, firstLine(err.Error()))
+			return
+		}
+		if scatter.CodeOf(err) == scatter.ErrNotSupported {
+			continue
+		}
+		if reference.Expect(cloneCall(c), f.profile).Check(f.level, res, err) != nil {
+			f.call, f.res, f.err = c, res, err
+			if len(calls) > 1 {
+				f.Report += fmt.Sprintf("\n(asked again, the implementation answered call %d of the %d above as the judge rejects: the likely bug and the repro are of that call)", i+1, len(calls))
+			}
+			return
+		}
+	}
+	f.classified = true
+	f.uncompared = fmt.Sprintf("asked again, the implementation answered the %d call(s) it printed as allowed: the property failed on how answers relate, or on an answer that changes from call to call", len(calls))
 }
