@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/reference"
 )
 
 // The rounding mutants: backends whose float sums, products and means of
@@ -28,9 +29,11 @@ import (
 // with fl the round-to-nearest-even of IEEE 754, D the tensor's dtype and
 // A the accumulator: float32 for float16 and bfloat16 under torch 2 (the
 // opmath buffer), D itself under torch 1.13 and for float32 and float64.
-// Each refolding mutant covers scatter_add, scatter_reduce (sum, prod,
-// mean), scatter with reduce add or multiply, and index_reduce (prod,
-// mean); other calls, groups holding a NaN or an infinity, and means whose
+// Each refolding mutant covers every float sum, product and mean that the
+// reference folds (its groups are reference.Expectation.Folds):
+// scatter_add, scatter_reduce (sum, prod, mean), scatter with reduce add
+// or multiply, index_reduce (prod, mean), torch_scatter's sums and means
+// and the F# library's scatter; other calls, groups holding a NaN or an infinity, and means whose
 // count reaches 256 (where bfloat16's count would saturate) are the
 // reference's. mean-divides-accumulator is the one that does not refold
 // (meanDividesAccumulator).
@@ -163,33 +166,33 @@ func quotient(a, c float64) (*big.Float, bool) {
 // every rounding is done.
 type foldRule struct {
 	// acc is the accumulator's format for the call's groups.
-	acc func(g foldGroups) fpFormat
+	acc func(g reference.Folds) fpFormat
 	// mode is the rounding of every step, of the store to the dtype and
 	// of the mean's division.
 	mode rmode
 	// applies says which calls the bug touches.
-	applies func(g foldGroups) bool
+	applies func(g reference.Folds) bool
 }
 
 // profileAcc is the accumulator format of the profile: float32 for the
 // 16-bit floats unless the profile rounds them per step, else the dtype.
-func profileAcc(g foldGroups) fpFormat {
-	if is16(g.dt) && !g.perStep {
+func profileAcc(g reference.Folds) fpFormat {
+	if is16(g.DType) && !g.PerStep {
 		return fmtFloat32
 	}
-	f, _ := formatOf(g.dt)
+	f, _ := formatOf(g.DType)
 	return f
 }
 
 // dtypeAcc accumulates in the dtype itself.
-func dtypeAcc(g foldGroups) fpFormat {
-	f, _ := formatOf(g.dt)
+func dtypeAcc(g reference.Folds) fpFormat {
+	f, _ := formatOf(g.DType)
 	return f
 }
 
 // fixedAcc accumulates in format f.
-func fixedAcc(f fpFormat) func(foldGroups) fpFormat {
-	return func(foldGroups) fpFormat { return f }
+func fixedAcc(f fpFormat) func(reference.Folds) fpFormat {
+	return func(reference.Folds) fpFormat { return f }
 }
 
 // is16 reports a 16-bit float dtype; isF32 float32; isF64 float64.
@@ -201,12 +204,12 @@ func isF64(dt scatter.DType) bool { return dt == scatter.DTFloat64 }
 // steps, store, division) done with rule m, for float16, bfloat16 and
 // float32.
 func modeRule(m rmode) foldRule {
-	return foldRule{acc: profileAcc, mode: m, applies: func(g foldGroups) bool { return is16(g.dt) || isF32(g.dt) }}
+	return foldRule{acc: profileAcc, mode: m, applies: func(g reference.Folds) bool { return is16(g.DType) || isF32(g.DType) }}
 }
 
 // accRule is the profile's arithmetic with the accumulator acc, for the
 // calls of applies.
-func accRule(acc func(foldGroups) fpFormat, applies func(g foldGroups) bool) foldRule {
+func accRule(acc func(reference.Folds) fpFormat, applies func(g reference.Folds) bool) foldRule {
 	return foldRule{acc: acc, mode: rNearestEven, applies: applies}
 }
 
@@ -228,7 +231,7 @@ func modeMutant(m rmode) func(scatter.Profile) runFunc {
 }
 
 // accMutant builds a mutant that accumulates in acc under a profile.
-func accMutant(acc func(foldGroups) fpFormat, applies func(foldGroups) bool) func(scatter.Profile) runFunc {
+func accMutant(acc func(reference.Folds) fpFormat, applies func(reference.Folds) bool) func(scatter.Profile) runFunc {
 	return func(p scatter.Profile) runFunc { return refoldRun(accRule(acc, applies), p) }
 }
 
@@ -240,14 +243,14 @@ func refoldRun(r foldRule, prof scatter.Profile) runFunc {
 		if err != nil {
 			return res, err
 		}
-		g, ok := groupsOf(c, prof)
-		if !ok || !r.applies(g) || len(g.groups) == 0 {
+		g, ok := reference.Expect(c, prof).Folds()
+		if !ok || !r.applies(g) || len(g.Groups) == 0 {
 			return res, nil
 		}
 		out := scatter.CloneTensor(res.Out.Contiguous())
-		for _, grp := range g.groups {
+		for _, grp := range g.Groups {
 			if v, ok := r.fold(g, grp); ok {
-				scatter.SetFloat(out.Data, grp.out, v)
+				scatter.SetFloat(out.Data, grp.Out, v)
 			}
 		}
 		return scatter.Result{Out: out, Arg: res.Arg}, nil
@@ -256,29 +259,32 @@ func refoldRun(r foldRule, prof scatter.Profile) runFunc {
 
 // fold folds one group with the rule; ok is false where the mutant leaves
 // the reference's value (specials, a count of 256 or more).
-func (r foldRule) fold(g foldGroups, grp outGroup) (float64, bool) {
-	vals := make([]float64, 0, len(grp.srcs)+1)
-	if g.self {
-		vals = append(vals, scatter.Float64At(g.init.Data, grp.out))
+func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, bool) {
+	vals := make([]float64, 0, len(grp.Srcs)+1)
+	if g.Self {
+		vals = append(vals, scatter.Float64At(g.Init.Data, grp.Out))
 	}
-	for _, s := range grp.srcs {
-		vals = append(vals, scatter.Float64At(g.src.Data, s))
+	for _, s := range grp.Srcs {
+		vals = append(vals, scatter.Float64At(g.Src.Data, s))
 	}
 	for _, v := range vals {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return 0, false
 		}
 	}
-	count := len(vals)
-	if g.kind == scatter.ReduceMean && count >= 256 {
+	count := len(grp.Srcs)
+	if g.Self && g.MeanCountsSelf {
+		count++
+	}
+	if g.Reduce == scatter.ReduceMean && count >= 256 {
 		return 0, false
 	}
 	op := byte('+')
 	acc := 0.0
-	if g.kind == scatter.ReduceProd {
+	if g.Reduce == scatter.ReduceProd {
 		op, acc = '*', 1
 	}
-	if g.self {
+	if g.Self {
 		acc, vals = vals[0], vals[1:] // self starts the fold as it is (a -0 stays -0)
 	}
 	accFmt, dtFmt := r.acc(g), dtypeAcc(g)
@@ -288,7 +294,7 @@ func (r foldRule) fold(g foldGroups, grp outGroup) (float64, bool) {
 			return 0, false // overflowed: the specials are not this mutant's
 		}
 	}
-	if g.kind != scatter.ReduceMean {
+	if g.Reduce != scatter.ReduceMean {
 		return roundBig(new(big.Float).SetFloat64(acc), false, dtFmt, r.mode), true
 	}
 	sum := roundBig(new(big.Float).SetFloat64(acc), false, dtFmt, r.mode)
@@ -297,112 +303,6 @@ func (r foldRule) fold(g foldGroups, grp outGroup) (float64, bool) {
 	}
 	q, sticky := quotient(sum, float64(count))
 	return roundBig(q, sticky, dtFmt, r.mode), true
-}
-
-// foldGroups are the float sum, product or mean groups of a call: for
-// every touched output element (row-major position in the contiguous
-// result), the row-major positions of its contributions in src (a
-// contiguous copy), in canonical order.
-type foldGroups struct {
-	dt        scatter.DType
-	kind      scatter.Reduce // ReduceSum, ReduceProd or ReduceMean
-	self      bool           // self is the first operand of every group
-	perStep   bool           // the profile rounds 16-bit steps to the dtype
-	init, src scatter.Tensor // contiguous
-	groups    []outGroup
-}
-
-type outGroup struct {
-	out  int
-	srcs []int
-}
-
-// groupsOf returns the groups of a valid dim-scatter or index_reduce
-// call whose reduction is a float sum, product or mean, under profile
-// prof (index_reduce rounds 16-bit steps to the dtype under every
-// profile; the scatter family under torch 1.13 only).
-func groupsOf(c scatter.Call, prof scatter.Profile) (foldGroups, bool) {
-	g := foldGroups{perStep: prof.RoundsPerStep()}
-	var self, index, src scatter.Tensor
-	var dim int
-	indexReduce := false
-	switch x := c.(type) {
-	case scatter.ScatterAdd:
-		self, index, src, dim = x.Self, x.Index, x.Src, x.Dim
-		g.kind, g.self = scatter.ReduceSum, true
-	case scatter.Scatter:
-		if x.Src.IsZero() || x.Reduce == scatter.ReduceNone {
-			return g, false
-		}
-		self, index, src, dim = x.Self, x.Index, x.Src, x.Dim
-		g.kind, g.self = scatter.ReduceSum, true
-		if x.Reduce == scatter.ReduceMultiply {
-			g.kind = scatter.ReduceProd
-		}
-	case scatter.ScatterReduce:
-		self, index, src, dim = x.Self, x.Index, x.Src, x.Dim
-		g.kind, g.self = x.Reduce, !x.ExcludeSelf
-	case scatter.IndexReduce:
-		self, index, src, dim = x.Self, x.Index, x.Source, x.Dim
-		g.kind, g.self = x.Reduce, !x.ExcludeSelf
-		g.perStep, indexReduce = true, true
-	default:
-		return g, false
-	}
-	g.dt = self.DType()
-	if !g.dt.IsFloat() || src.DType() != g.dt || g.kind != scatter.ReduceSum && g.kind != scatter.ReduceProd && g.kind != scatter.ReduceMean {
-		return g, false
-	}
-	d, ok := scatter.WrapDim(dim, self.Dim())
-	if !ok || index.NumEl() == 0 {
-		return g, false
-	}
-	g.init, g.src = self.Contiguous(), src.Contiguous()
-	sshape, srcShape := shapeOr1(self.Shape), shapeOr1(src.Shape)
-	idx := indexInts(index)
-	byOut := map[int]int{}
-	add := func(out, s int) {
-		k, ok := byOut[out]
-		if !ok {
-			k = len(g.groups)
-			byOut[out] = k
-			g.groups = append(g.groups, outGroup{out: out})
-		}
-		g.groups[k].srcs = append(g.groups[k].srcs, s)
-	}
-	if indexReduce {
-		if index.Dim() > 1 || len(srcShape) != len(sshape) {
-			return g, false
-		}
-		for k := range sshape {
-			if k != d && srcShape[k] != sshape[k] || k == d && srcShape[k] != len(idx) {
-				return g, false // a broadcast source (torch 1.13): not this mutant's
-			}
-		}
-		for q := 0; q < g.src.NumEl(); q++ {
-			m := unravel(q, srcShape)
-			m[d] = wrapIndex(idx[m[d]], sshape[d])
-			add(ravel(m, sshape), q)
-		}
-		return g, true
-	}
-	ishape := shapeOr1(index.Shape)
-	for q, v := range idx {
-		m := unravel(q, ishape)
-		s := ravel(m, srcShape)
-		m[d] = wrapIndex(v, sshape[d])
-		add(ravel(m, sshape), s)
-	}
-	return g, true
-}
-
-// wrapIndex returns an index value of a valid call as a position along a
-// dimension of size n (a negative one counts from the end).
-func wrapIndex(v int64, n int) int {
-	if v < 0 {
-		v += int64(n)
-	}
-	return int(v)
 }
 
 // meanDividesAccumulator runs the mutant mean-divides-accumulator: a

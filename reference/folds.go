@@ -1,0 +1,71 @@
+package reference
+
+import (
+	"slices"
+
+	"github.com/scatterconf/scatter"
+)
+
+// Folds is the arithmetic of a call whose result is made of float sums,
+// products or means, as data: what the reference folds (plan.go), for
+// whoever folds it another way (the rounding mutants of package
+// properties, say). For every output element that receives a
+// contribution:
+//
+//	acc = Self ? Init[g.Out] : the identity (0 or 1)
+//	for s in g.Srcs (canonical order): acc = acc op Src[s]
+//	out[g.Out] = acc rounded to DType                 (sums, products)
+//	out[g.Out] = fl(fl(acc) / count),                  (means)
+//	    count = len(g.Srcs) + (MeanCountsSelf ? 1 : 0)
+//
+// with acc rounded to DType after every step when PerStep (PyTorch 1.13's
+// 16-bit sums, index_reduce's in every version), else kept in float32 for
+// float16 and bfloat16 and rounded once (PyTorch 2's opmath buffer).
+// Elements outside the groups keep Init's value.
+type Folds struct {
+	DType          scatter.DType  // a float dtype: the output's and the contributions'
+	Reduce         scatter.Reduce // scatter.ReduceSum, scatter.ReduceProd or scatter.ReduceMean
+	Self           bool           // Init[g.Out] is the first operand of every group
+	PerStep        bool           // 16-bit steps round to the dtype
+	MeanCountsSelf bool           // a mean counts Init's operand too (scatter_reduce and index_reduce with include_self)
+	Init, Src      scatter.Tensor // contiguous: the output before any contribution, the contributions' values
+	Groups         []FoldGroup    // the output elements that receive a contribution, in the reference's order
+}
+
+// FoldGroup is one output element (its row-major position in the
+// contiguous result and in Init) and the positions in Src of its
+// contributions, in canonical order (increasing position along dim).
+type FoldGroup struct {
+	Out  int
+	Srcs []int
+}
+
+// Folds returns the call's sums, products or means as data, and false for
+// a call that fails, whose outcome is undefined, or whose result is not a
+// float sum, product or mean of contributions of its own dtype (plain
+// scatter, gather, amax, amin, torch_scatter max and min, integers, bool).
+// The tensors and slices are copies: nothing the caller changes reaches
+// the Expectation.
+func (e *Expectation) Folds() (Folds, bool) {
+	p := e.plan
+	if p == nil || p.anything || !p.dtype.IsFloat() || p.src.DType() != p.dtype {
+		return Folds{}, false
+	}
+	f := Folds{DType: p.dtype, Self: p.self, PerStep: p.perStep,
+		Init: scatter.CloneTensor(p.init), Src: scatter.CloneTensor(p.src)}
+	switch p.kind {
+	case kSum:
+		f.Reduce = scatter.ReduceSum
+	case kProd:
+		f.Reduce = scatter.ReduceProd
+	case kMean:
+		f.Reduce, f.MeanCountsSelf = scatter.ReduceMean, p.mean != nil && p.mean.countSelf
+	default:
+		return Folds{}, false
+	}
+	f.Groups = make([]FoldGroup, len(p.groups))
+	for i, g := range p.groups {
+		f.Groups[i] = FoldGroup{Out: g.out, Srcs: slices.Clone(g.srcs)}
+	}
+	return f, true
+}
