@@ -170,6 +170,9 @@ var zoo = []mutantEntry{
 		bug:      "a float16 or bfloat16 mean (scatter_reduce, torch_scatter) divides the float32 accumulator and rounds once, where torch 2 stores the sum in the dtype and divides that",
 		run:      meanDividesAccumulator,
 		profiles: opmathProfiles},
+	{name: "subnormals-flushed",
+		bug:   "float sums, products, means, amax and amin read subnormal operands as zeros and store subnormal results (each step's too) as zeros, as a float unit in flush-to-zero and denormals-are-zero mode does, where PyTorch keeps them",
+		build: flushMutant},
 
 	// bugs found in the wild (mutants_wild.go)
 	{name: "expanded-index-misread",

@@ -172,6 +172,10 @@ type foldRule struct {
 	mode rmode
 	// applies says which calls the bug touches.
 	applies func(g reference.Folds) bool
+	// flush: every operand, step and result that is subnormal in its
+	// format is a zero of its sign (the FTZ and DAZ modes of a float
+	// unit); such a rule refolds amax and amin too.
+	flush bool
 }
 
 // profileAcc is the accumulator format of the profile: float32 for the
@@ -230,6 +234,16 @@ func modeMutant(m rmode) func(scatter.Profile) runFunc {
 	return func(p scatter.Profile) runFunc { return refoldRun(modeRule(m), p) }
 }
 
+// flushMutant builds the mutant that flushes subnormals to zero (operands,
+// every step and the result, each in its own format) under a profile: the
+// profile's arithmetic otherwise, amax and amin included.
+func flushMutant(p scatter.Profile) runFunc {
+	return refoldRun(flushRule, p)
+}
+
+// flushRule is the profile's arithmetic with subnormals flushed to zero.
+var flushRule = foldRule{acc: profileAcc, mode: rNearestEven, applies: func(reference.Folds) bool { return true }, flush: true}
+
 // accMutant builds a mutant that accumulates in acc under a profile.
 func accMutant(acc func(reference.Folds) fpFormat, applies func(reference.Folds) bool) func(scatter.Profile) runFunc {
 	return func(p scatter.Profile) runFunc { return refoldRun(accRule(acc, applies), p) }
@@ -244,7 +258,7 @@ func refoldRun(r foldRule, prof scatter.Profile) runFunc {
 			return res, err
 		}
 		g, ok := reference.Expect(c, prof).Folds()
-		if !ok || !r.applies(g) || len(g.Groups) == 0 {
+		if !ok || !r.applies(g) || len(g.Groups) == 0 || extreme(g.Reduce) && !r.flush {
 			return res, nil
 		}
 		out := scatter.CloneTensor(res.Out.Contiguous())
@@ -276,6 +290,21 @@ func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, boo
 	if g.Self && g.MeanCountsSelf {
 		count++
 	}
+	dtFmt := dtypeAcc(g)
+	if r.flush {
+		for i, v := range vals {
+			vals[i] = flushed(v, dtFmt)
+		}
+	}
+	if extreme(g.Reduce) {
+		acc := vals[0]
+		for _, v := range vals[1:] {
+			if g.Reduce == scatter.ReduceAmax && v > acc || g.Reduce == scatter.ReduceAmin && v < acc {
+				acc = v
+			}
+		}
+		return acc, true
+	}
 	if g.Reduce == scatter.ReduceMean && count >= 256 {
 		return 0, false
 	}
@@ -287,23 +316,45 @@ func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, boo
 	if g.Self {
 		acc, vals = vals[0], vals[1:] // self starts the fold as it is (a -0 stays -0)
 	}
-	accFmt, dtFmt := r.acc(g), dtypeAcc(g)
+	accFmt := r.acc(g)
 	for _, v := range vals {
-		acc = roundBig(exactOp(acc, v, op), false, accFmt, r.mode)
+		acc = r.round(exactOp(acc, v, op), false, accFmt)
 		if math.IsInf(acc, 0) {
 			return 0, false // overflowed: the specials are not this mutant's
 		}
 	}
 	if g.Reduce != scatter.ReduceMean {
-		return roundBig(new(big.Float).SetFloat64(acc), false, dtFmt, r.mode), true
+		return r.round(new(big.Float).SetFloat64(acc), false, dtFmt), true
 	}
-	sum := roundBig(new(big.Float).SetFloat64(acc), false, dtFmt, r.mode)
+	sum := r.round(new(big.Float).SetFloat64(acc), false, dtFmt)
 	if math.IsInf(sum, 0) || math.Abs(sum) > dtFmt.max {
 		return 0, false
 	}
 	q, sticky := quotient(sum, float64(count))
-	return roundBig(q, sticky, dtFmt, r.mode), true
+	return r.round(q, sticky, dtFmt), true
 }
+
+// round rounds x (with the sticky bit) to format f with the rule's mode,
+// then, for a flushing rule, a subnormal result to a zero of its sign.
+func (r foldRule) round(x *big.Float, sticky bool, f fpFormat) float64 {
+	v := roundBig(x, sticky, f, r.mode)
+	if r.flush {
+		v = flushed(v, f)
+	}
+	return v
+}
+
+// flushed returns v, or a zero of v's sign where v is subnormal in format
+// f (below f's smallest normal, 2^emin, in magnitude).
+func flushed(v float64, f fpFormat) float64 {
+	if v != 0 && math.Abs(v) < math.Ldexp(1, f.emin) {
+		return math.Copysign(0, v)
+	}
+	return v
+}
+
+// extreme reports amax and amin, which only a flushing rule refolds.
+func extreme(r scatter.Reduce) bool { return r == scatter.ReduceAmax || r == scatter.ReduceAmin }
 
 // meanDividesAccumulator runs the mutant mean-divides-accumulator: a
 // float16 or bfloat16 mean (scatter_reduce, torch_scatter) divides the

@@ -55,6 +55,108 @@ func TestRefoldNearestIsReference(t *testing.T) {
 	}
 }
 
+// TestRefoldExtremesIsReference checks the engine's amax and amin, which
+// only the flushing rule refolds: on calls without a subnormal value
+// (where flushing changes nothing, there being no arithmetic) it must give
+// the reference's result bit for bit, under every profile.
+func TestRefoldExtremesIsReference(t *testing.T) {
+	for _, prof := range scatter.Profiles {
+		t.Run(prof.String(), func(t *testing.T) {
+			ref := reference.New(prof)
+			mut := &mutant{name: "flush", base: ref, run: refoldRun(flushRule, prof)}
+			refolded := 0
+			rapid.Check(t, func(t *rapid.T) {
+				op := rapid.SampledFrom([]scatter.Op{scatter.OpScatterReduce, scatter.OpIndexReduce}).Draw(t, "op")
+				c := callgen.Call(op, callgen.Options{Profile: prof, MaxElements: 300, Valid: true,
+					DTypes: []scatter.DType{scatter.DTFloat16, scatter.DTBFloat16, scatter.DTFloat32, scatter.DTFloat64}}).Draw(t, "call")
+				g, ok := reference.Expect(c, prof).Folds()
+				if !ok || !extreme(g.Reduce) || hasSubnormal(g.Init) || hasSubnormal(g.Src) {
+					return
+				}
+				want, werr := ref.Run(scatter.CloneCall(c))
+				got, gerr := mut.Run(scatter.CloneCall(c))
+				if werr != nil || gerr != nil {
+					t.Fatalf("errors: %v, %v", werr, gerr)
+				}
+				if len(g.Groups) > 0 {
+					refolded++
+				}
+				if d := diffResults(got, want, sameSigns); d != "" {
+					t.Fatalf("%s\n%s", reference.DescribeCall(c), d)
+				}
+			})
+			if refolded == 0 {
+				t.Error("no amax or amin call had a group to refold: the test checked nothing")
+			}
+		})
+	}
+}
+
+// hasSubnormal reports a subnormal element of a float tensor.
+func hasSubnormal(x scatter.Tensor) bool {
+	f, _ := formatOf(x.DType())
+	for _, p := range x.Positions() {
+		if v := scatter.Float64At(x.Data, p); flushed(v, f) != v {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSubnormalsFlushed checks the mutant subnormals-flushed on hand-made
+// calls under torch-2: the sum of two bfloat16 subnormals, a float32
+// product that underflows, amax of 0 and a float32 subnormal, and a
+// float16 mean whose operand is subnormal are zeros; the untouched
+// subnormal of self stays, and so does a call with no subnormal.
+func TestSubnormalsFlushed(t *testing.T) {
+	var mut scatter.Backend
+	for _, m := range MutantsFor(scatter.Torch2) {
+		if m.Name == "subnormals-flushed" {
+			mut = m.Backend
+		}
+	}
+	bf := func(vs ...float64) scatter.Tensor {
+		d := make([]scatter.BFloat16, len(vs))
+		for i, v := range vs {
+			d[i] = scatter.BFloat16FromFloat64(v)
+		}
+		return scatter.FromSlice(d, len(vs))
+	}
+	h := func(vs ...float64) scatter.Tensor {
+		d := make([]scatter.Float16, len(vs))
+		for i, v := range vs {
+			d[i] = scatter.Float16FromFloat64(v)
+		}
+		return scatter.FromSlice(d, len(vs))
+	}
+	f32 := func(vs ...float32) scatter.Tensor { return scatter.FromSlice(vs, len(vs)) }
+	i0 := scatter.FromSlice([]int64{0}, 1)
+	tiny := math.Ldexp(1, -130) // subnormal in float32 and bfloat16
+	for _, c := range []struct {
+		name string
+		call scatter.Call
+		want []float64
+	}{
+		{"bfloat16 sum of subnormals", scatter.ScatterAdd{Self: bf(tiny, tiny), Dim: 0, Index: i0, Src: bf(tiny)}, []float64{0, tiny}},
+		{"float32 product underflows", scatter.ScatterReduce{Self: f32(1e-20, 5), Dim: 0, Index: i0, Src: f32(1e-20), Reduce: scatter.ReduceProd}, []float64{0, 5}},
+		{"amax of 0 and a subnormal", scatter.ScatterReduce{Self: f32(0, 5), Dim: 0, Index: i0, Src: f32(float32(tiny)), Reduce: scatter.ReduceAmax}, []float64{0, 5}},
+		{"float16 mean of a subnormal", scatter.ScatterReduce{Self: h(1, 5), Dim: 0, Index: i0, Src: h(math.Ldexp(1, -20)), Reduce: scatter.ReduceMean, ExcludeSelf: true}, []float64{0, 5}},
+		{"no subnormal", scatter.ScatterAdd{Self: f32(1, 5), Dim: 0, Index: i0, Src: f32(2)}, []float64{3, 5}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := mut.Run(c.call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range c.want {
+				if got := scatter.Float64At(res.Out.Data, i); got != w {
+					t.Errorf("out[%d] = %g, want %g", i, got, w)
+				}
+			}
+		})
+	}
+}
+
 // TestRoundBigModes checks roundBig on hand-made cases of every mode:
 // float16 1 + 2^-11 (a tie between 1 and 1 + 2^-10), 1 + 3·2^-12 (above
 // the tie), their negatives, a subnormal and an overflow.

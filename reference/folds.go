@@ -7,16 +7,19 @@ import (
 )
 
 // Folds is the arithmetic of a call whose result is made of float sums,
-// products or means, as data: what the reference folds (plan.go), for
+// products, means, maxima or minima, as data: what the reference folds (plan.go), for
 // whoever folds it another way (the rounding mutants of package
 // properties, say). For every output element that receives a
 // contribution:
 //
-//	acc = Self ? Init[g.Out] : the identity (0 or 1)
+//	acc = Self ? Init[g.Out] : the identity (0 or 1; amax and amin: the
+//	      first contribution, which then starts the fold)
 //	for s in g.Srcs (canonical order): acc = acc op Src[s]
 //	out[g.Out] = acc rounded to DType                 (sums, products)
 //	out[g.Out] = fl(fl(acc) / count),                  (means)
 //	    count = len(g.Srcs) + (MeanCountsSelf ? 1 : 0)
+//	out[g.Out] = acc, op: isnan(v) ? v : max(acc, v), a tie keeps acc
+//	    (amax; amin with min)
 //
 // with acc rounded to DType after every step when PerStep (PyTorch 1.13's
 // 16-bit sums, index_reduce's in every version), else kept in float32 for
@@ -24,7 +27,7 @@ import (
 // Elements outside the groups keep Init's value.
 type Folds struct {
 	DType          scatter.DType  // a float dtype: the output's and the contributions'
-	Reduce         scatter.Reduce // scatter.ReduceSum, scatter.ReduceProd or scatter.ReduceMean
+	Reduce         scatter.Reduce // scatter.ReduceSum, ReduceProd, ReduceMean, ReduceAmax or ReduceAmin
 	Self           bool           // Init[g.Out] is the first operand of every group
 	PerStep        bool           // 16-bit steps round to the dtype
 	MeanCountsSelf bool           // a mean counts Init's operand too (scatter_reduce and index_reduce with include_self)
@@ -40,10 +43,11 @@ type FoldGroup struct {
 	Srcs []int
 }
 
-// Folds returns the call's sums, products or means as data, and false for
-// a call that fails, whose outcome is undefined, or whose result is not a
-// float sum, product or mean of contributions of its own dtype (plain
-// scatter, gather, amax, amin, torch_scatter max and min, integers, bool).
+// Folds returns the call's sums, products, means, maxima or minima as
+// data, and false for a call that fails, whose outcome is undefined, or
+// whose result is not one of those over float contributions of its own
+// dtype (plain scatter, gather, torch_scatter max and min with their
+// arg, integers, bool).
 // The tensors and slices are copies: nothing the caller changes reaches
 // the Expectation.
 func (e *Expectation) Folds() (Folds, bool) {
@@ -60,6 +64,10 @@ func (e *Expectation) Folds() (Folds, bool) {
 		f.Reduce = scatter.ReduceProd
 	case kMean:
 		f.Reduce, f.MeanCountsSelf = scatter.ReduceMean, p.mean != nil && p.mean.countSelf
+	case kAmax:
+		f.Reduce = scatter.ReduceAmax
+	case kAmin:
+		f.Reduce = scatter.ReduceAmin
 	default:
 		return Folds{}, false
 	}
