@@ -124,6 +124,7 @@ func TestMisbehaveLikelyBug(t *testing.T) {
 		// few calls show it (16-bit means of 3 or more terms whose float32
 		// sum is inexact in the dtype): more calls, from the gate's fixed seed
 		{"mean-of-accumulator", "scatter_reduce", "mean-divides-accumulator", "150"},
+		{"subnormals-flushed", "scatter_add,scatter_reduce", "subnormals-flushed", ""},
 		{"wrong-dtype", "gather", "", ""},
 	}
 	for _, c := range cases {

@@ -21,6 +21,7 @@ var bugModes = map[string]func(b scatter.Backend, c scatter.Call) (scatter.Resul
 	"half-round-half-away":   storeWith(roundHalfAway),
 	"half-round-to-odd":      storeWith(roundToOdd),
 	"mean-of-accumulator":    meanOfAccumulator,
+	"subnormals-flushed":     subnormalsFlushed,
 }
 
 // nanDropped: amax/amin compare with > and < only, so a NaN in src never
@@ -309,4 +310,58 @@ func setMagnitudeBits(data any, i int, bits uint16, neg bool) {
 	case []scatter.BFloat16:
 		d[i] = scatter.BFloat16(bits)
 	}
+}
+
+// subnormalsFlushed: scatter_add and scatter_reduce read subnormal
+// contributions as zeros and store subnormal results as zeros, as a float
+// unit in flush-to-zero and denormals-are-zero mode does (class
+// subnormals-flushed). A simpler model than the mutant's (self's operand
+// is not flushed, nor a step), enough for the small calls the gate
+// shrinks its failures to: the src flushed, then every element of the
+// result that is subnormal and differs from self's.
+func subnormalsFlushed(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	var self scatter.Tensor
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+		self, x.Src = x.Self, flushTensor(x.Src, scatter.Tensor{})
+		c = x
+	case scatter.ScatterReduce:
+		self, x.Src = x.Self, flushTensor(x.Src, scatter.Tensor{})
+		c = x
+	default:
+		return b.Run(c)
+	}
+	res, err := b.Run(c)
+	if err != nil || !self.DType().IsFloat() || self.Validate() != nil {
+		return res, err
+	}
+	res.Out = flushTensor(res.Out, self.Contiguous())
+	return res, nil
+}
+
+// flushTensor returns a contiguous copy of float tensor t with its
+// subnormal elements (in t's dtype) made zeros of their sign, except where
+// the element equals the one at the same position of except (when given);
+// any other tensor is returned as it is.
+func flushTensor(t, except scatter.Tensor) scatter.Tensor {
+	dt := t.DType()
+	if !dt.IsFloat() || t.Validate() != nil {
+		return t
+	}
+	tiny := math.Ldexp(1, -126) // float32's and bfloat16's smallest normal
+	switch dt {
+	case scatter.DTFloat16:
+		tiny = math.Ldexp(1, -14)
+	case scatter.DTFloat64:
+		tiny = math.Ldexp(1, -1022)
+	}
+	out := scatter.CloneTensor(t.Contiguous())
+	for i := 0; i < out.NumEl(); i++ {
+		v := scatter.Float64At(out.Data, i)
+		if v == 0 || !(math.Abs(v) < tiny) || !except.IsZero() && math.Float64bits(scatter.Float64At(except.Data, i)) == math.Float64bits(v) {
+			continue
+		}
+		scatter.SetFloat(out.Data, i, math.Copysign(0, v))
+	}
+	return out
 }
