@@ -1,11 +1,13 @@
 package optimized_test
 
 import (
+	"reflect"
 	"runtime"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/optimized"
@@ -204,4 +206,91 @@ func BenchmarkPath(b *testing.B) {
 			b.Run(workload.Name(w)+"/"+v.name, func(b *testing.B) { benchWorkload(b, v.be, w, 1) })
 		}
 	}
+}
+
+// BenchmarkReadFloor reads the bytes that workload W1..W7 must read, its
+// index and its source (their whole backing arrays), on GOMAXPROCS
+// goroutines summing 8-byte words, and nothing else: the floor of a
+// workload that reads its input once, taken on this machine in the same
+// run, where BenchmarkMemcpy's copy writes as much as it reads. W6 (16
+// outputs, an accumulator that never leaves L1) runs at that floor:
+//
+//	go test ./optimized/ -run '^$' -bench '^BenchmarkW6$|ReadFloor/W6' -benchtime 20x -count 5
+func BenchmarkReadFloor(b *testing.B) {
+	for w := 1; w <= workload.Count; w++ {
+		b.Run(workload.Name(w), func(b *testing.B) {
+			wl := getWorkload(w, 1)
+			var parts [][]uint64
+			for _, t := range readTensors(wl.call) {
+				parts = append(parts, words(t.Data))
+			}
+			W := runtime.GOMAXPROCS(0)
+			var n int64
+			for _, p := range parts {
+				n += int64(len(p)) * 8
+			}
+			b.SetBytes(n)
+			sums := make([]uint64, W*8) // a cache line per worker
+			fastest := time.Duration(1 << 62)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				var wg sync.WaitGroup
+				for k := range W {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						var s uint64
+						for _, p := range parts {
+							lo, hi := len(p)*k/W, len(p)*(k+1)/W
+							s += sumWords(p[lo:hi])
+						}
+						sums[k*8] += s
+					}()
+				}
+				wg.Wait()
+				fastest = min(fastest, time.Since(t0))
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(fastest)/1e6, "min-ms/op")
+		})
+	}
+}
+
+// readTensors returns the index and source of a standard workload's call.
+func readTensors(c scatter.Call) []scatter.Tensor {
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+		return []scatter.Tensor{x.Index, x.Src}
+	case scatter.ScatterReduce:
+		return []scatter.Tensor{x.Index, x.Src}
+	case scatter.IndexReduce:
+		return []scatter.Tensor{x.Index, x.Source}
+	}
+	panic("not a standard workload's call")
+}
+
+// words views a tensor's backing slice as 8-byte words (its length
+// rounded down).
+func words(data any) []uint64 {
+	v := reflect.ValueOf(data)
+	n := v.Len() * int(v.Type().Elem().Size()) / 8
+	return unsafe.Slice((*uint64)(v.UnsafePointer()), n)
+}
+
+// sumWords sums p in four independent chains, so that the loop waits on
+// memory alone.
+func sumWords(p []uint64) uint64 {
+	var a, b, c, d uint64
+	for len(p) >= 4 {
+		a += p[0]
+		b += p[1]
+		c += p[2]
+		d += p[3]
+		p = p[4:]
+	}
+	for _, x := range p {
+		a += x
+	}
+	return a + b + c + d
 }
