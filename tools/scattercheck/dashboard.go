@@ -77,11 +77,12 @@ var frameworks = []framework{
 	// The real torch_scatter 2.1.2 beside torch 2.14.1 (Debian sid): only
 	// torch_scatter.scatter is the library's own call (the 1.x scatter_add
 	// with fill_value is emulated by the adapter); it claims determinism,
-	// so it is held to bit-exactness. torch_repro.py prints PyTorch's
-	// answers to every framework's repro calls.
+	// so it is held to bit-exactness, and it has no expected failure (no
+	// xfail file). torch_repro.py prints PyTorch's answers to every
+	// framework's repro calls.
 	{Name: "torch_scatter", Command: "tools/torchenv/run sid python3 tools/adapters/torch_adapter.py",
 		Ready: "tools/torchenv/run sid --ready", Runner: "tools/torchenv/run sid python3",
-		Xfail: "tools/adapters/xfail/torch_scatter.txt", Repro: "docs/conformance/repro/torch_repro.py",
+		Repro: "docs/conformance/repro/torch_repro.py",
 		Gate: []string{"-ops", "torch_scatter.scatter", "-level", "strict"}},
 	{Name: "tensorflow", Install: "tensorflow", Adapter: "tools/adapters/tensorflow_adapter.py",
 		Xfail: "tools/adapters/xfail/tensorflow.txt", Repro: "docs/conformance/repro/tensorflow_repro.py",
