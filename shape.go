@@ -38,6 +38,21 @@ func SizeAt(shape []int, d int) int {
 	return shape[d]
 }
 
+// SameShapeExceptDim is PyTorch 2's index_reduce_ shape rule
+// (index_func_meta_impl): source has self's shape but along dim where
+// both have dimensions; else (either 0-d) the two shapes are equal whole.
+func SameShapeExceptDim(self, source []int, dim int) bool {
+	if len(self) == 0 || len(source) == 0 || len(self) != len(source) {
+		return len(self) == len(source) && len(self) == 0
+	}
+	for i := range self {
+		if i != dim && self[i] != source[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // Numel is the product of shape (1 for a 0-d shape), unchecked; see
 // NumElements for a product that reports overflow.
 func Numel(shape []int) int {

@@ -284,7 +284,7 @@ func (b *backend) planIndexReduce(c scatter.IndexReduce) (*program, error) {
 		(c.Self.Dim() <= 1 && src.Dim() > 1) {
 		return nil, nil
 	}
-	if b.prof.IndexReduceExactShape() && !exactSourceShape(c.Self.Shape, src.Shape, d) {
+	if b.prof.IndexReduceExactShape() && !scatter.SameShapeExceptDim(c.Self.Shape, src.Shape, d) {
 		return nil, nil // PyTorch 2: source has self's shape but along dim
 	}
 	multi := c.Self.Dim() > 1
@@ -407,21 +407,4 @@ func byteLen(data any) int {
 func (g geom) params() params {
 	return params{N: g.n, A: g.A, K: g.K, B: g.B, IsA: g.isA, IsK: g.isK, IsB: g.isB,
 		SsA: g.ssA, SsK: g.ssK, SsB: g.ssB, OsA: g.osA, OsK: g.osK, Size: g.size}
-}
-
-// exactSourceShape is PyTorch 2's index_reduce shape rule: source has
-// self's shape but along dim, both whole when either is 0-d.
-func exactSourceShape(self, source []int, dim int) bool {
-	if len(self) == 0 || len(source) == 0 {
-		return len(self) == len(source)
-	}
-	if len(self) != len(source) {
-		return false
-	}
-	for i := range self {
-		if i != dim && self[i] != source[i] {
-			return false
-		}
-	}
-	return true
 }

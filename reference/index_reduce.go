@@ -1,7 +1,6 @@
 package reference
 
 import (
-	"slices"
 
 	"github.com/scatterconf/scatter"
 )
@@ -85,14 +84,8 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 		return nil, e
 	}
 	if prof.IndexReduceExactShape() {
-		// PyTorch 2 (index_func_meta_impl): source has self's shape but
-		// along dim, where both have dimensions; else the two shapes
-		// whole. Nothing broadcasts.
-		ss, rs := c.Self.Shape, c.Source.Shape
-		if c.Self.Dim() != 0 && c.Source.Dim() != 0 {
-			ss, rs = without(ss, dim), without(rs, dim)
-		}
-		if !slices.Equal(ss, rs) {
+		// PyTorch 2: nothing broadcasts.
+		if !scatter.SameShapeExceptDim(c.Self.Shape, c.Source.Shape, dim) {
 			e.add(scatter.ErrShapeMismatch, "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = %v source.shape = %v", c.Self.Shape, c.Source.Shape)
 			return nil, e
 		}

@@ -83,7 +83,7 @@ var frameworks = []framework{
 	{Name: "torch_scatter", Command: "tools/torchenv/run sid python3 tools/adapters/torch_adapter.py",
 		Ready: "tools/torchenv/run sid --ready", Runner: "tools/torchenv/run sid python3",
 		Repro: "docs/conformance/repro/torch_repro.py",
-		Gate: []string{"-ops", "torch_scatter.scatter", "-level", "strict"}},
+		Gate:  []string{"-ops", "torch_scatter.scatter", "-level", "strict"}},
 	{Name: "tensorflow", Install: "tensorflow", Adapter: "tools/adapters/tensorflow_adapter.py",
 		Xfail: "tools/adapters/xfail/tensorflow.txt", Repro: "docs/conformance/repro/tensorflow_repro.py",
 		Gate: []string{"-allow-unsupported"}},
