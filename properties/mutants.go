@@ -141,6 +141,12 @@ var zoo = []mutantEntry{
 	{name: "gather-index-clamped",
 		bug: "gather clamps an out-of-range index into [0, size) instead of raising index_out_of_range",
 		run: gatherIndexClamped},
+	{name: "small-int-sum-widened",
+		bug: "sums and products of bool, uint8, int8 and int16 are computed in a wider integer and returned as int32 instead of in self's dtype (bool or and and, integers wrapping)",
+		run: smallIntWidened},
+	{name: "negative-zero-lost",
+		bug: "float sums add the identity +0.0 to every element of the result, touched or not, so that every -0.0 becomes +0.0",
+		run: negativeZeroLost},
 
 	// rounding (mutants_rounding.go)
 	{name: "rounds-toward-zero",
@@ -837,4 +843,91 @@ func writeInto(dst, src scatter.Tensor) {
 	for i, p := range src.Positions() {
 		scatter.CopyElem(dst.Data, dp[i], src.Data, p)
 	}
+}
+
+// smallIntWidened runs the mutant small-int-sum-widened: sums and
+// products of bool, uint8, int8 and int16 (scatter_add, scatter_reduce
+// sum and prod, scatter with reduce add or multiply) are computed in a
+// wider integer and returned as int32, never cast back to self's dtype
+// (tinygrad's masked .sum() and .prod() widen small integers,
+// docs/conformance/README.md G1; PyTorch keeps self's dtype: bool ors
+// and ands, integers wrap). The mutant is
+// the reference run on int64 copies of self and src, its values as
+// int32: a bool sum counts its trues.
+func smallIntWidened(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	if err != nil {
+		return res, err
+	}
+	switch res.Out.DType() {
+	case scatter.DTBool, scatter.DTUint8, scatter.DTInt8, scatter.DTInt16:
+	default:
+		return res, err
+	}
+	var wide scatter.Call
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+		x.Self, x.Src = toInt64(x.Self), toInt64(x.Src)
+		wide = x
+	case scatter.Scatter:
+		if x.Src.IsZero() || x.Reduce == scatter.ReduceNone {
+			return res, err
+		}
+		x.Self, x.Src = toInt64(x.Self), toInt64(x.Src)
+		wide = x
+	case scatter.ScatterReduce:
+		if x.Reduce != scatter.ReduceSum && x.Reduce != scatter.ReduceProd {
+			return res, err
+		}
+		x.Self, x.Src = toInt64(x.Self), toInt64(x.Src)
+		wide = x
+	default:
+		return res, err
+	}
+	w, werr := b.Run(wide)
+	if werr != nil {
+		return res, err
+	}
+	wc := w.Out.Contiguous()
+	out := scatter.Tensor{Shape: wc.Shape, Data: make([]int32, wc.NumEl())}
+	for i := range out.Data.([]int32) {
+		out.Data.([]int32)[i] = int32(scatter.IntAt(wc.Data, i))
+	}
+	return scatter.Result{Out: out}, nil
+}
+
+// negativeZeroLost runs the mutant negative-zero-lost: a float sum
+// (scatter_add, scatter_reduce sum and mean, scatter with reduce add)
+// adds the identity +0.0 to every element of the result, touched or not,
+// so that every -0.0 becomes +0.0 (tinygrad: [1, -0.].scatter_reduce(0,
+// [0], [2], 'sum') gives [3, 0.], docs/conformance/README.md G2); PyTorch leaves untouched elements as
+// they are and a sum of -0.0 terms is -0.0.
+func negativeZeroLost(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	if err != nil {
+		return res, err
+	}
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+	case scatter.Scatter:
+		if x.Reduce != scatter.ReduceAdd {
+			return res, err
+		}
+	case scatter.ScatterReduce:
+		if x.Reduce != scatter.ReduceSum && x.Reduce != scatter.ReduceMean {
+			return res, err
+		}
+	default:
+		return res, err
+	}
+	if !res.Out.DType().IsFloat() {
+		return res, err
+	}
+	out := scatter.CloneTensor(res.Out.Contiguous())
+	for i := 0; i < out.NumEl(); i++ {
+		if v := scatter.Float64At(out.Data, i); v == 0 && math.Signbit(v) {
+			scatter.SetFloat(out.Data, i, 0)
+		}
+	}
+	return scatter.Result{Out: out, Arg: res.Arg}, nil
 }

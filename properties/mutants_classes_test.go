@@ -1,0 +1,92 @@
+package properties
+
+import (
+	"math"
+	"testing"
+
+	"github.com/scatterconf/scatter"
+)
+
+// mutantNamed returns the zoo's mutant of that name under torch-2.
+func mutantNamed(t *testing.T, name string) scatter.Backend {
+	t.Helper()
+	for _, m := range MutantsFor(scatter.Torch2) {
+		if m.Name == name {
+			return m.Backend
+		}
+	}
+	t.Fatalf("no mutant %s", name)
+	return nil
+}
+
+// TestSmallIntSumWidened checks the mutant on hand-made calls: an int8
+// sum past 127 and a bool sum come back as int32 with the wide values
+// (PyTorch: -128, and true); a float sum and an int8 amax are untouched.
+func TestSmallIntSumWidened(t *testing.T) {
+	mut := mutantNamed(t, "small-int-sum-widened")
+	i0 := scatter.FromSlice([]int64{0, 0}, 2)
+	for _, c := range []struct {
+		name string
+		call scatter.Call
+		dt   scatter.DType
+		want []int64
+	}{
+		{"int8 sum", scatter.ScatterAdd{Self: scatter.FromSlice([]int8{127, 5}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]int8{1, 1}, 2)}, scatter.DTInt32, []int64{129, 5}},
+		{"bool sum", scatter.ScatterReduce{Self: scatter.FromSlice([]bool{true, false}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]bool{true, true}, 2), Reduce: scatter.ReduceSum}, scatter.DTInt32, []int64{3, 0}},
+		{"int16 multiply", scatter.Scatter{Self: scatter.FromSlice([]int16{300, 2}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]int16{300, 1}, 2), Reduce: scatter.ReduceMultiply}, scatter.DTInt32, []int64{90000, 2}},
+		{"int8 amax", scatter.ScatterReduce{Self: scatter.FromSlice([]int8{1, 2}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]int8{3, 4}, 2), Reduce: scatter.ReduceAmax}, scatter.DTInt8, []int64{4, 2}},
+		{"int64 sum", scatter.ScatterAdd{Self: scatter.FromSlice([]int64{1, 2}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]int64{3, 4}, 2)}, scatter.DTInt64, []int64{8, 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := mut.Run(c.call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Out.DType() != c.dt {
+				t.Fatalf("dtype %s, want %s", res.Out.DType(), c.dt)
+			}
+			for i, w := range c.want {
+				if got := scatter.IntAt(res.Out.Data, i); got != w {
+					t.Errorf("out[%d] = %d, want %d", i, got, w)
+				}
+			}
+		})
+	}
+}
+
+// TestNegativeZeroLost checks the mutant on hand-made calls: an untouched
+// -0.0 and a sum of -0.0 terms become +0.0 in a sum and a mean; amax
+// keeps them.
+func TestNegativeZeroLost(t *testing.T) {
+	mut := mutantNamed(t, "negative-zero-lost")
+	nz := math.Copysign(0, -1)
+	f32 := func(vs ...float64) scatter.Tensor {
+		d := make([]float32, len(vs))
+		for i, v := range vs {
+			d[i] = float32(v)
+		}
+		return scatter.FromSlice(d, len(vs))
+	}
+	i0 := scatter.FromSlice([]int64{0}, 1)
+	for _, c := range []struct {
+		name string
+		call scatter.Call
+		neg  []bool // the sign bit of each element of the answer
+	}{
+		{"sum", scatter.ScatterAdd{Self: f32(nz, nz), Dim: 0, Index: i0, Src: f32(nz)}, []bool{false, false}},
+		{"mean", scatter.ScatterReduce{Self: f32(1, nz), Dim: 0, Index: i0, Src: f32(2), Reduce: scatter.ReduceMean}, []bool{false, false}},
+		{"amax", scatter.ScatterReduce{Self: f32(nz, nz), Dim: 0, Index: i0, Src: f32(nz), Reduce: scatter.ReduceAmax}, []bool{true, true}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := mut.Run(c.call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range c.neg {
+				if got := math.Signbit(scatter.Float64At(res.Out.Data, i)); got != w {
+					t.Errorf("out[%d] sign bit %v, want %v", i, got, w)
+				}
+			}
+		})
+	}
+}
