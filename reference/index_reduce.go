@@ -1,7 +1,6 @@
 package reference
 
 import (
-
 	"github.com/scatterconf/scatter"
 )
 
