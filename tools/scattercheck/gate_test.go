@@ -94,13 +94,17 @@ type jsonOut struct {
 	} `json:"runs"`
 }
 
-func readJSONReport(t *testing.T, path string) jsonOut {
+func readJSONReport(t *testing.T, path string) jsonOut { return readJSONAs[jsonOut](t, path) }
+
+// readJSONAs reads a -json report into a T (jsonOut, the tests' view, or
+// jsonReport, the gate's own).
+func readJSONAs[T any](t *testing.T, path string) T {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r jsonOut
+	var r T
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("the JSON report does not parse: %v", err)
 	}

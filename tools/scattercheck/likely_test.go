@@ -18,13 +18,7 @@ import (
 // answer above what is allowed (which no mutant of the zoo gives here),
 // look like no mutant.
 func TestLikelyFor(t *testing.T) {
-	h := func(vs ...float64) scatter.Tensor {
-		d := make([]scatter.Float16, len(vs))
-		for i, v := range vs {
-			d[i] = scatter.Float16FromFloat64(v)
-		}
-		return scatter.FromSlice(d, len(vs))
-	}
+	h := f16
 	call := scatter.ScatterAdd{Self: h(1, 5), Dim: 0, Index: scatter.FromSlice([]int64{0}, 1), Src: h(3 * math.Ldexp(1, -12))}
 	res := func(v float64) scatter.Result { return scatter.Result{Out: h(v, 5)} }
 	ref, err := reference.New(scatter.Torch2).Run(scatter.CloneCall(call))
@@ -65,13 +59,7 @@ func TestLikelyFor(t *testing.T) {
 // says why the failure stays unclassified. A call answered unsupported is
 // passed over.
 func TestRerunKept(t *testing.T) {
-	h := func(vs ...float64) scatter.Tensor {
-		d := make([]scatter.Float16, len(vs))
-		for i, v := range vs {
-			d[i] = scatter.Float16FromFloat64(v)
-		}
-		return scatter.FromSlice(d, len(vs))
-	}
+	h := f16
 	idx := scatter.FromSlice([]int64{0}, 1)
 	exact := scatter.ScatterAdd{Self: h(1, 5), Dim: 0, Index: idx, Src: h(2)}
 	// 1 + 3*2^-12: float16 truncation gives 1, nearest 1+2^-10
@@ -125,4 +113,13 @@ type declines struct{}
 func (declines) Info() scatter.Info { return scatter.Info{Name: "declines"} }
 func (declines) Run(scatter.Call) (scatter.Result, error) {
 	return scatter.Result{}, scatter.Errorf(scatter.ErrNotSupported, "no")
+}
+
+// f16 is a 1-d float16 tensor of the values (rounded to nearest).
+func f16(vs ...float64) scatter.Tensor {
+	d := make([]scatter.Float16, len(vs))
+	for i, v := range vs {
+		d[i] = scatter.Float16FromFloat64(v)
+	}
+	return scatter.FromSlice(d, len(vs))
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,14 +140,7 @@ func TestMisbehaveLikelyBug(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != 1 {
 				t.Fatalf("exit %d, want 1\n%s", code, out)
 			}
-			b, err := os.ReadFile(js)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var r jsonReport
-			if err := json.Unmarshal(b, &r); err != nil {
-				t.Fatal(err)
-			}
+			r := readJSONAs[jsonReport](t, js)
 			named, failures := map[string]int{}, 0
 			for _, run := range r.Runs {
 				for _, cs := range run.Cases {
@@ -220,14 +212,7 @@ func TestMisbehaveXfailPinned(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != c.code {
 				t.Fatalf("exit %d, want %d\n%s", code, c.code, out)
 			}
-			b, err := os.ReadFile(js)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var r jsonReport
-			if err := json.Unmarshal(b, &r); err != nil {
-				t.Fatal(err)
-			}
+			r := readJSONAs[jsonReport](t, js)
 			byID := map[string]jsonCase{}
 			for _, run := range r.Runs {
 				for _, cs := range run.Cases {
@@ -302,14 +287,7 @@ func TestMisbehavePropertyPinned(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != c.code {
 				t.Fatalf("exit %d, want %d\n%s", code, c.code, out)
 			}
-			b, err := os.ReadFile(js)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var r jsonReport
-			if err := json.Unmarshal(b, &r); err != nil {
-				t.Fatal(err)
-			}
+			r := readJSONAs[jsonReport](t, js)
 			var got *jsonCase
 			for _, run := range r.Runs {
 				for i, cs := range run.Cases {
