@@ -109,12 +109,7 @@ func hasSubnormal(x scatter.Tensor) bool {
 // float16 mean whose operand is subnormal are zeros; the untouched
 // subnormal of self stays, and so does a call with no subnormal.
 func TestSubnormalsFlushed(t *testing.T) {
-	var mut scatter.Backend
-	for _, m := range MutantsFor(scatter.Torch2) {
-		if m.Name == "subnormals-flushed" {
-			mut = m.Backend
-		}
-	}
+	mut := mutantNamed(t, "subnormals-flushed")
 	bf := func(vs ...float64) scatter.Tensor {
 		d := make([]scatter.BFloat16, len(vs))
 		for i, v := range vs {
