@@ -157,7 +157,7 @@ var protocolLineRE = regexp.MustCompile(`(?m)^\s*protocol: (.*)$`)
 var writtenToRE = regexp.MustCompile(`^\(\d+ bytes, written to (.+)\)$`)
 
 // propertyFailure turns a property's report into a failure, with the call
-// of its first "protocol:" line.
+// of its first "protocol:" line, or the one rerunKept keeps.
 func propertyFailure(pr properties.PropertyReport, p scatter.Profile, lvl scatter.Level, seed uint64, g *guarded) *failure {
 	f := &failure{Kind: "mismatch", Report: pr.Failure, Seed: seed, Shrunk: true, profile: p, level: lvl}
 	var calls []scatter.Call
@@ -233,12 +233,14 @@ func propertyFailure(pr properties.PropertyReport, p scatter.Profile, lvl scatte
 // first whose answer the judge rejects becomes the failure's call (its
 // repro too) and that answer its outcome. When every answer is allowed
 // (the property failed on how two answers relate, or the implementation
-// answers differently from call to call), or the rerun fails as a
-// process, the failure stays unclassified and says why.
+// answers differently from call to call; a call answered unsupported is
+// passed over), or the rerun fails as a process, the failure stays
+// unclassified and says why.
 func (f *failure) rerunKept(calls []scatter.Call, g *guarded) {
 	if f.Kind != "mismatch" || len(calls) == 0 {
 		return
 	}
+	declined := 0
 	for i, c := range calls {
 		res, err := g.Run(cloneCall(c))
 		if k := processKind(err); k != "" || errors.Is(err, errInterrupted) {
@@ -246,6 +248,7 @@ func (f *failure) rerunKept(calls []scatter.Call, g *guarded) {
 			return
 		}
 		if scatter.CodeOf(err) == scatter.ErrNotSupported {
+			declined++
 			continue
 		}
 		if reference.Expect(cloneCall(c), f.profile).Check(f.level, res, err) != nil {
@@ -256,6 +259,10 @@ func (f *failure) rerunKept(calls []scatter.Call, g *guarded) {
 			return
 		}
 	}
+	how := "as allowed"
+	if declined > 0 {
+		how = fmt.Sprintf("as allowed (%d of them unsupported)", declined)
+	}
 	f.classified = true
-	f.uncompared = fmt.Sprintf("asked again, the implementation answered the %d call(s) it printed as allowed: the property failed on how answers relate, or on an answer that changes from call to call", len(calls))
+	f.uncompared = fmt.Sprintf("asked again, the implementation answered the %d call(s) it printed %s: the property failed on how answers relate, or on an answer that changes from call to call", len(calls), how)
 }
