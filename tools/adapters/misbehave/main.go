@@ -25,6 +25,7 @@
 //	misbehave -mode half-round-half-away    16-bit sums stored rounding ties away from zero
 //	misbehave -mode half-round-to-odd       16-bit sums stored rounding to odd
 //	misbehave -mode mean-of-accumulator     16-bit means divide the float32 accumulator
+//	misbehave -mode subnormals-flushed      scatter_add and scatter_reduce flush subnormals to zero
 //
 // -every N (default 1) picks which requests misbehave: the Nth, 2Nth, ...
 // operation request of each process (a restarted process counts afresh).
