@@ -12,12 +12,12 @@ import (
 // The rounding mutants: backends whose float sums, products and means of
 // the scatter family fold in the canonical order (self first, then the
 // contributions in increasing position along dim) but with a wrong
-// arithmetic: another rounding mode, another accumulation precision, or
-// the mean divided in another precision. Each refolding mutant computes
-// every step from the exact operation (math/big) and rounds it with its
-// own rule, so that it is wrong by exactly its bug and nothing else
-// (TestRefoldNearestIsReference: with the profile's rule the refold is the
-// reference, bit for bit).
+// arithmetic: another rounding mode, another accumulation precision,
+// subnormals flushed to zero, or the mean divided in another precision.
+// Each refolding mutant computes every step from the exact operation
+// (math/big) and rounds it with its own rule, so that it is wrong by
+// exactly its bug and nothing else (TestRefoldNearestIsReference: with
+// the profile's rule the refold is the reference, bit for bit).
 //
 // The profile's arithmetic, which each one departs from (PROFILES.md,
 // scatter.Profile.RoundsPerStep):
@@ -33,10 +33,11 @@ import (
 // reference folds (its groups are reference.Expectation.Folds):
 // scatter_add, scatter_reduce (sum, prod, mean), scatter with reduce add
 // or multiply, index_reduce (prod, mean), torch_scatter's sums and means
-// and the F# library's scatter; other calls, groups holding a NaN or an infinity, and means whose
-// count reaches 256 (where bfloat16's count would saturate) are the
-// reference's. mean-divides-accumulator is the one that does not refold
-// (meanDividesAccumulator).
+// and the F# library's scatter, and subnormals-flushed refolds amax and
+// amin too; other calls, groups holding a NaN or an infinity, and means
+// whose count reaches 256 (where bfloat16's count would saturate) are
+// the reference's. mean-divides-accumulator is the one that does not
+// refold (meanDividesAccumulator).
 //
 // Double rounding through float32 where a 16-bit profile rounds once has
 // no mutant for float16 and bfloat16: float32 has at least 2p + 2 bits for

@@ -7,10 +7,11 @@ import (
 	"github.com/scatterconf/scatter"
 )
 
-// TestFolds: the sums, products and means of a call as data, with who is
-// counted in a mean (self under include_self, never torch_scatter's out),
-// and nothing for calls that are no float sum, product or mean; the data
-// are copies (TestRefoldNearestIsReference, in package properties, folds
+// TestFolds: the sums, products, means and minima of a call as data, with
+// who is counted in a mean (self under include_self, never torch_scatter's
+// out), and nothing for calls that are no float sum, product, mean, amax
+// or amin (torch_scatter max, plain scatter, int64, a failing call); the
+// data are copies (TestRefoldNearestIsReference, in package properties, folds
 // them back into the reference's results bit for bit).
 func TestFolds(t *testing.T) {
 	f32 := func(vs ...float32) scatter.Tensor { return scatter.FromSlice(vs, len(vs)) }
