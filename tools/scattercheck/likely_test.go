@@ -70,6 +70,9 @@ func TestRerunKept(t *testing.T) {
 			mut = m.Backend
 		}
 	}
+	if mut == nil {
+		t.Fatal("no mutant half-truncated under torch-2")
+	}
 	for _, c := range []struct {
 		name    string
 		impl    scatter.Backend

@@ -63,13 +63,7 @@ func TestXfailLikeParse(t *testing.T) {
 // pinCall is TestLikelyFor's float16 scatter_add, 1 + 3·2^-12 into [1, 5]:
 // the answer 1 is half-truncated's, 1 + 2^-9 no mutant's.
 func pinCall() (scatter.Call, func(float64) scatter.Result) {
-	h := func(vs ...float64) scatter.Tensor {
-		d := make([]scatter.Float16, len(vs))
-		for i, v := range vs {
-			d[i] = scatter.Float16FromFloat64(v)
-		}
-		return scatter.FromSlice(d, len(vs))
-	}
+	h := f16
 	call := scatter.ScatterAdd{Self: h(1, 5), Dim: 0, Index: scatter.FromSlice([]int64{0}, 1), Src: h(3 * math.Ldexp(1, -12))}
 	return call, func(v float64) scatter.Result { return scatter.Result{Out: h(v, 5)} }
 }
