@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"math"
 	"reflect"
 	"strings"
@@ -57,7 +58,7 @@ func TestLikelyFor(t *testing.T) {
 // the gate asks again and keeps the first call answered as the judge
 // rejects, with that answer (then classified), or, every answer allowed,
 // says why the failure stays unclassified. A call answered unsupported is
-// passed over.
+// passed over; a run cut short asks nothing.
 func TestRerunKept(t *testing.T) {
 	h := f16
 	idx := scatter.FromSlice([]int64{0}, 1)
@@ -85,10 +86,17 @@ func TestRerunKept(t *testing.T) {
 		{"wrong on the first", mut, []scatter.Call{inexact, exact}, 0, "half-truncated", ""},
 		{"right on both", reference.New(scatter.Torch2), []scatter.Call{exact, inexact}, -1, "", "answered the 2 call(s) it printed as allowed"},
 		{"unsupported", declines{}, []scatter.Call{inexact}, -1, "", "answered the 1 call(s) it printed as allowed (1 of them unsupported)"},
+		{"cut short", mut, []scatter.Call{inexact}, -1, "", "the run was cut short before the implementation was asked again for its call 1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := &failure{Kind: "mismatch", profile: scatter.Torch2, level: scatter.Conformant, call: c.calls[0]}
-			f.rerunKept(c.calls, &guarded{inner: c.impl})
+			g := &guarded{inner: c.impl}
+			if c.name == "cut short" {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				g.sess = &session{ctx: ctx}
+			}
+			f.rerunKept(c.calls, g)
 			f.classify()
 			if c.call >= 0 {
 				if f.call == nil || f.call.Op() != c.calls[c.call].Op() || f.res.Out.IsZero() {

@@ -234,8 +234,8 @@ func propertyFailure(pr properties.PropertyReport, p scatter.Profile, lvl scatte
 // repro too) and that answer its outcome. When every answer is allowed
 // (the property failed on how two answers relate, or the implementation
 // answers differently from call to call; a call answered unsupported is
-// passed over), or the rerun fails as a process, the failure stays
-// unclassified and says why.
+// passed over), or the rerun fails as a process or is cut short, the
+// failure stays unclassified and says why.
 func (f *failure) rerunKept(calls []scatter.Call, g *guarded) {
 	if f.Kind != "mismatch" || len(calls) == 0 {
 		return
@@ -243,7 +243,11 @@ func (f *failure) rerunKept(calls []scatter.Call, g *guarded) {
 	declined := 0
 	for i, c := range calls {
 		res, err := g.Run(cloneCall(c))
-		if k := processKind(err); k != "" || errors.Is(err, errInterrupted) {
+		if errors.Is(err, errInterrupted) {
+			f.classified, f.uncompared = true, fmt.Sprintf("the run was cut short before the implementation was asked again for its call %d", i+1)
+			return
+		}
+		if processKind(err) != "" {
 			f.classified, f.uncompared = true, fmt.Sprintf("asked again for its call %d, the implementation failed as a process (%s)", i+1, firstLine(err.Error()))
 			return
 		}
