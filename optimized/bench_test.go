@@ -213,7 +213,8 @@ func BenchmarkPath(b *testing.B) {
 // goroutines summing 8-byte words, and nothing else: the floor of a
 // workload that reads its input once, taken on this machine in the same
 // run, where BenchmarkMemcpy's copy writes as much as it reads. W6 (16
-// outputs, an accumulator that never leaves L1) runs at that floor:
+// outputs, an accumulator that never leaves L1) runs within 5-10% of that
+// floor (tools/scattercheck/README.md), side by side:
 //
 //	go test ./optimized/ -run '^$' -bench '^BenchmarkW6$|ReadFloor/W6' -benchtime 20x -count 5
 func BenchmarkReadFloor(b *testing.B) {
