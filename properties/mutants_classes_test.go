@@ -90,3 +90,40 @@ func TestNegativeZeroLost(t *testing.T) {
 		})
 	}
 }
+
+// TestHalfRoundedTwice checks the mutant on tinygrad's example (G6 in
+// docs/conformance/README.md): float16 self 5 summed with 2048 and
+// 1.0009766 gives 2056, the contributions rounded to 2050 first, where
+// torch 2 gives 2054; without self, and for float32, it is the
+// reference's answer.
+func TestHalfRoundedTwice(t *testing.T) {
+	mut := mutantNamed(t, "half-rounded-twice")
+	h := func(vs ...float64) scatter.Tensor {
+		d := make([]scatter.Float16, len(vs))
+		for i, v := range vs {
+			d[i] = scatter.Float16FromFloat64(v)
+		}
+		return scatter.FromSlice(d, len(vs))
+	}
+	i0 := scatter.FromSlice([]int64{0, 0}, 2)
+	src := []float64{2048, 1.0009765625}
+	for _, c := range []struct {
+		name string
+		call scatter.Call
+		want float64
+	}{
+		{"float16 sum with self", scatter.ScatterReduce{Self: h(5), Dim: 0, Index: i0, Src: h(src...), Reduce: scatter.ReduceSum}, 2056},
+		{"float16 sum without self", scatter.ScatterReduce{Self: h(5), Dim: 0, Index: i0, Src: h(src...), Reduce: scatter.ReduceSum, ExcludeSelf: true}, 2050},
+		{"float32 sum with self", scatter.ScatterReduce{Self: scatter.FromSlice([]float32{5}, 1), Dim: 0, Index: i0, Src: scatter.FromSlice([]float32{2048, 1.0009765625}, 2), Reduce: scatter.ReduceSum}, 2054.0009765625},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := mut.Run(c.call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := scatter.Float64At(res.Out.Data, 0); got != c.want {
+				t.Errorf("out[0] = %v, want %v", got, c.want)
+			}
+		})
+	}
+}

@@ -173,6 +173,10 @@ type foldRule struct {
 	mode rmode
 	// applies says which calls the bug touches.
 	applies func(g reference.Folds) bool
+	// twice: the contributions are folded without self and rounded to
+	// the dtype, then combined with self and rounded again (sums and
+	// products with self).
+	twice bool
 	// flush: every operand, step and result that is subnormal in its
 	// format is a zero of its sign (the FTZ and DAZ modes of a float
 	// unit); such a rule refolds amax and amin too.
@@ -245,6 +249,14 @@ func flushMutant(p scatter.Profile) runFunc {
 // flushRule is the profile's arithmetic with subnormals flushed to zero.
 var flushRule = foldRule{acc: profileAcc, mode: rNearestEven, applies: func(reference.Folds) bool { return true }, flush: true}
 
+// twiceMutant builds the mutant that rounds 16-bit sums and products
+// twice (the contributions' fold, then self combined with it) under a
+// profile that accumulates them in float32 and rounds once.
+func twiceMutant(p scatter.Profile) runFunc {
+	return refoldRun(foldRule{acc: profileAcc, mode: rNearestEven, twice: true,
+		applies: func(g reference.Folds) bool { return is16(g.DType) && !g.PerStep }}, p)
+}
+
 // accMutant builds a mutant that accumulates in acc under a profile.
 func accMutant(acc func(reference.Folds) fpFormat, applies func(reference.Folds) bool) func(scatter.Profile) runFunc {
 	return func(p scatter.Profile) runFunc { return refoldRun(accRule(acc, applies), p) }
@@ -309,6 +321,9 @@ func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, boo
 	if g.Reduce == scatter.ReduceMean && count >= 256 {
 		return 0, false
 	}
+	if r.twice && g.Self && g.Reduce != scatter.ReduceMean && len(vals) > 1 {
+		return r.foldTwice(g, vals[0], vals[1:])
+	}
 	op := byte('+')
 	acc := 0.0
 	if g.Reduce == scatter.ReduceProd {
@@ -333,6 +348,33 @@ func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, boo
 	}
 	q, sticky := quotient(sum, float64(count))
 	return r.round(q, sticky, dtFmt), true
+}
+
+// foldTwice folds the contributions alone in the accumulator, rounds
+// that to the dtype, then combines it with self and rounds again:
+// out = fl_D(self op fl_D(acc(srcs))).
+func (r foldRule) foldTwice(g reference.Folds, self float64, srcs []float64) (float64, bool) {
+	op, acc := byte('+'), 0.0
+	if g.Reduce == scatter.ReduceProd {
+		op, acc = '*', 1
+	}
+	accFmt, dtFmt := r.acc(g), dtypeAcc(g)
+	for i, v := range srcs {
+		if i == 0 {
+			acc = v // the first contribution starts the fold as it is
+			continue
+		}
+		acc = r.round(exactOp(acc, v, op), false, accFmt)
+	}
+	part := r.round(new(big.Float).SetFloat64(acc), false, dtFmt)
+	if math.IsInf(acc, 0) || math.IsInf(part, 0) {
+		return 0, false
+	}
+	out := r.round(exactOp(self, part, op), false, dtFmt)
+	if math.IsInf(out, 0) {
+		return 0, false
+	}
+	return out, true
 }
 
 // round rounds x (with the sticky bit) to format f with the rule's mode,
