@@ -384,17 +384,8 @@ func (g *comboDrawer) elem(data any, i int, dt scatter.DType, mood int) {
 // infinities, NaN, subnormals, the extremes, and values where 16-bit
 // accumulation saturates.
 func (g *comboDrawer) special(dt scatter.DType) float64 {
-	var maxF, minNormal, minSub float64
-	switch dt {
-	case scatter.DTFloat16:
-		maxF, minNormal, minSub = 65504, math.Ldexp(1, -14), math.Ldexp(1, -24)
-	case scatter.DTBFloat16:
-		maxF, minNormal, minSub = scatter.BFloat16(0x7f7f).Float64(), math.Ldexp(1, -126), math.Ldexp(1, -133)
-	case scatter.DTFloat32:
-		maxF, minNormal, minSub = math.MaxFloat32, math.Ldexp(1, -126), math.Ldexp(1, -149)
-	default:
-		maxF, minNormal, minSub = math.MaxFloat64, math.Ldexp(1, -1022), math.Ldexp(1, -1074)
-	}
+	f := FactsOf(dt)
+	maxF, minNormal, minSub := f.Max, f.MinNorm, f.MinSub
 	v := pickOne(g, 0.5, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), minSub, 3*minSub, minNormal,
 		maxF, 2048, 256, 0.1, 1.0/3, 65504, 1e-3)
 	if g.intn(2) == 1 {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/callgen"
 	"github.com/scatterconf/scatter/reference"
 )
 
@@ -65,11 +66,17 @@ type fpFormat struct {
 }
 
 var (
-	fmtFloat16  = fpFormat{11, -14, 65504}
-	fmtBFloat16 = fpFormat{8, -126, float64(math.Float32frombits(0x7f7f0000))}
-	fmtFloat32  = fpFormat{24, -126, math.MaxFloat32}
-	fmtFloat64  = fpFormat{53, -1022, math.MaxFloat64}
+	fmtFloat16  = factsFormat(scatter.DTFloat16)
+	fmtBFloat16 = factsFormat(scatter.DTBFloat16)
+	fmtFloat32  = factsFormat(scatter.DTFloat32)
+	fmtFloat64  = factsFormat(scatter.DTFloat64)
 )
+
+// factsFormat is the format of a float dtype, from its landmarks.
+func factsFormat(dt scatter.DType) fpFormat {
+	f := callgen.FactsOf(dt)
+	return fpFormat{prec: f.Prec, emin: f.EMin, max: f.Max}
+}
 
 // formatOf returns the format of a float dtype.
 func formatOf(dt scatter.DType) (fpFormat, bool) {
