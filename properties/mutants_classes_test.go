@@ -98,13 +98,7 @@ func TestNegativeZeroLost(t *testing.T) {
 // reference's answer.
 func TestHalfRoundedTwice(t *testing.T) {
 	mut := mutantNamed(t, "half-rounded-twice")
-	h := func(vs ...float64) scatter.Tensor {
-		d := make([]scatter.Float16, len(vs))
-		for i, v := range vs {
-			d[i] = scatter.Float16FromFloat64(v)
-		}
-		return scatter.FromSlice(d, len(vs))
-	}
+	h := halfTensor[scatter.Float16]
 	i0 := scatter.FromSlice([]int64{0, 0}, 2)
 	src := []float64{2048, 1.0009765625}
 	for _, c := range []struct {
@@ -126,4 +120,19 @@ func TestHalfRoundedTwice(t *testing.T) {
 			}
 		})
 	}
+}
+
+// halfTensor is a 1-d float16 or bfloat16 tensor of the values, rounded
+// to nearest.
+func halfTensor[H scatter.Float16 | scatter.BFloat16](vs ...float64) scatter.Tensor {
+	d := make([]H, len(vs))
+	for i, v := range vs {
+		switch p := any(&d[i]).(type) {
+		case *scatter.Float16:
+			*p = scatter.Float16FromFloat64(v)
+		case *scatter.BFloat16:
+			*p = scatter.BFloat16FromFloat64(v)
+		}
+	}
+	return scatter.FromSlice(d, len(vs))
 }

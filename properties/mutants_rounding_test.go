@@ -110,20 +110,8 @@ func hasSubnormal(x scatter.Tensor) bool {
 // subnormal of self stays, and so does a call with no subnormal.
 func TestSubnormalsFlushed(t *testing.T) {
 	mut := mutantNamed(t, "subnormals-flushed")
-	bf := func(vs ...float64) scatter.Tensor {
-		d := make([]scatter.BFloat16, len(vs))
-		for i, v := range vs {
-			d[i] = scatter.BFloat16FromFloat64(v)
-		}
-		return scatter.FromSlice(d, len(vs))
-	}
-	h := func(vs ...float64) scatter.Tensor {
-		d := make([]scatter.Float16, len(vs))
-		for i, v := range vs {
-			d[i] = scatter.Float16FromFloat64(v)
-		}
-		return scatter.FromSlice(d, len(vs))
-	}
+	bf := halfTensor[scatter.BFloat16]
+	h := halfTensor[scatter.Float16]
 	f32 := func(vs ...float32) scatter.Tensor { return scatter.FromSlice(vs, len(vs)) }
 	i0 := scatter.FromSlice([]int64{0}, 1)
 	tiny := math.Ldexp(1, -130) // subnormal in float32 and bfloat16
