@@ -144,6 +144,9 @@ var zoo = []mutantEntry{
 	{name: "small-int-sum-widened",
 		bug: "sums and products of bool, uint8, int8 and int16 are computed in a wider integer and returned as int32 instead of in self's dtype (bool or and and, integers wrapping)",
 		run: smallIntWidened},
+	{name: "nan-self-dropped",
+		bug:   "scatter_reduce amax and amin with include_self lose a NaN in self: a touched element becomes the extreme of its contributions alone, an untouched one the fill (-inf for amax, +inf for amin)",
+		build: nanSelfDropped},
 	{name: "negative-zero-lost",
 		bug: "float sums add the identity +0.0 to every element of the result, touched or not, so that every -0.0 becomes +0.0",
 		run: negativeZeroLost},
@@ -934,4 +937,53 @@ func negativeZeroLost(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 		}
 	}
 	return scatter.Result{Out: out, Arg: res.Arg}, nil
+}
+
+// nanSelfDropped builds the mutant nan-self-dropped: scatter_reduce amax
+// and amin with include_self compare self last with a maximum or minimum
+// that keeps the other operand when self is NaN, so a NaN in self is
+// lost: a touched element becomes the extreme of its contributions alone
+// (a NaN among them still wins), an untouched one the reduction's fill,
+// -inf for amax and +inf for amin (tinygrad, docs/conformance/README.md
+// G3: [nan, 1] amax [7] gives [7, 1], [1, nan] amin [2] gives [1, inf]);
+// PyTorch propagates the NaN and leaves untouched elements as they are.
+func nanSelfDropped(p scatter.Profile) runFunc {
+	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+		res, err := b.Run(c)
+		x, ok := c.(scatter.ScatterReduce)
+		if err != nil || !ok || x.ExcludeSelf || x.Reduce != scatter.ReduceAmax && x.Reduce != scatter.ReduceAmin {
+			return res, err
+		}
+		g, ok := reference.Expect(c, p).Folds()
+		if !ok || !g.Self {
+			return res, err
+		}
+		isMax := g.Reduce == scatter.ReduceAmax
+		out := scatter.CloneTensor(res.Out.Contiguous())
+		touched := make(map[int]bool, len(g.Groups))
+		for _, grp := range g.Groups {
+			touched[grp.Out] = true
+			if !math.IsNaN(scatter.Float64At(g.Init.Data, grp.Out)) {
+				continue
+			}
+			acc := scatter.Float64At(g.Src.Data, grp.Srcs[0])
+			for _, s := range grp.Srcs[1:] {
+				v := scatter.Float64At(g.Src.Data, s)
+				if !math.IsNaN(acc) && (math.IsNaN(v) || isMax && v > acc || !isMax && v < acc) {
+					acc = v
+				}
+			}
+			scatter.SetFloat(out.Data, grp.Out, acc)
+		}
+		fill := math.Inf(1)
+		if isMax {
+			fill = math.Inf(-1)
+		}
+		for i := 0; i < out.NumEl(); i++ {
+			if !touched[i] && math.IsNaN(scatter.Float64At(g.Init.Data, i)) {
+				scatter.SetFloat(out.Data, i, fill)
+			}
+		}
+		return scatter.Result{Out: out, Arg: res.Arg}, nil
+	}
 }

@@ -136,3 +136,44 @@ func halfTensor[H scatter.Float16 | scatter.BFloat16](vs ...float64) scatter.Ten
 	}
 	return scatter.FromSlice(d, len(vs))
 }
+
+// TestNanSelfDropped checks the mutant on tinygrad's examples (G3 in
+// docs/conformance/README.md): [nan, 1] amax [7] at 0 gives [7, 1];
+// [1, nan] amin [2] at 0 gives [1, +inf]; a NaN among the contributions
+// still wins; with include_self=False the untouched NaN stays.
+func TestNanSelfDropped(t *testing.T) {
+	mut := mutantNamed(t, "nan-self-dropped")
+	nan := math.NaN()
+	f32 := func(vs ...float64) scatter.Tensor {
+		d := make([]float32, len(vs))
+		for i, v := range vs {
+			d[i] = float32(v)
+		}
+		return scatter.FromSlice(d, len(vs))
+	}
+	i0 := scatter.FromSlice([]int64{0}, 1)
+	i00 := scatter.FromSlice([]int64{0, 0}, 2)
+	for _, c := range []struct {
+		name string
+		call scatter.Call
+		want []float64
+	}{
+		{"amax touched", scatter.ScatterReduce{Self: f32(nan, 1), Dim: 0, Index: i0, Src: f32(7), Reduce: scatter.ReduceAmax}, []float64{7, 1}},
+		{"amin untouched", scatter.ScatterReduce{Self: f32(1, nan), Dim: 0, Index: i0, Src: f32(2), Reduce: scatter.ReduceAmin}, []float64{1, math.Inf(1)}},
+		{"amax untouched", scatter.ScatterReduce{Self: f32(1, nan), Dim: 0, Index: i0, Src: f32(2), Reduce: scatter.ReduceAmax}, []float64{2, math.Inf(-1)}},
+		{"NaN among the contributions", scatter.ScatterReduce{Self: f32(nan, 1), Dim: 0, Index: i00, Src: f32(3, nan), Reduce: scatter.ReduceAmax}, []float64{nan, 1}},
+		{"exclude_self", scatter.ScatterReduce{Self: f32(1, nan), Dim: 0, Index: i0, Src: f32(2), Reduce: scatter.ReduceAmin, ExcludeSelf: true}, []float64{2, nan}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := mut.Run(c.call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range c.want {
+				if got := scatter.Float64At(res.Out.Data, i); got != w && !(math.IsNaN(got) && math.IsNaN(w)) {
+					t.Errorf("out[%d] = %v, want %v", i, got, w)
+				}
+			}
+		})
+	}
+}
