@@ -60,13 +60,7 @@ func TestSmallIntSumWidened(t *testing.T) {
 func TestNegativeZeroLost(t *testing.T) {
 	mut := mutantNamed(t, "negative-zero-lost")
 	nz := math.Copysign(0, -1)
-	f32 := func(vs ...float64) scatter.Tensor {
-		d := make([]float32, len(vs))
-		for i, v := range vs {
-			d[i] = float32(v)
-		}
-		return scatter.FromSlice(d, len(vs))
-	}
+	f32 := floatTensor[float32]
 	i0 := scatter.FromSlice([]int64{0}, 1)
 	for _, c := range []struct {
 		name string
@@ -98,7 +92,7 @@ func TestNegativeZeroLost(t *testing.T) {
 // reference's answer.
 func TestHalfRoundedTwice(t *testing.T) {
 	mut := mutantNamed(t, "half-rounded-twice")
-	h := halfTensor[scatter.Float16]
+	h := floatTensor[scatter.Float16]
 	i0 := scatter.FromSlice([]int64{0, 0}, 2)
 	src := []float64{2048, 1.0009765625}
 	for _, c := range []struct {
@@ -122,16 +116,18 @@ func TestHalfRoundedTwice(t *testing.T) {
 	}
 }
 
-// halfTensor is a 1-d float16 or bfloat16 tensor of the values, rounded
-// to nearest.
-func halfTensor[H scatter.Float16 | scatter.BFloat16](vs ...float64) scatter.Tensor {
-	d := make([]H, len(vs))
+// floatTensor is a 1-d float16, bfloat16 or float32 tensor of the
+// values, rounded to nearest.
+func floatTensor[F scatter.Float16 | scatter.BFloat16 | float32](vs ...float64) scatter.Tensor {
+	d := make([]F, len(vs))
 	for i, v := range vs {
 		switch p := any(&d[i]).(type) {
 		case *scatter.Float16:
 			*p = scatter.Float16FromFloat64(v)
 		case *scatter.BFloat16:
 			*p = scatter.BFloat16FromFloat64(v)
+		case *float32:
+			*p = float32(v)
 		}
 	}
 	return scatter.FromSlice(d, len(vs))
@@ -145,13 +141,7 @@ func halfTensor[H scatter.Float16 | scatter.BFloat16](vs ...float64) scatter.Ten
 func TestNanSelfDropped(t *testing.T) {
 	mut := mutantNamed(t, "nan-self-dropped")
 	nan := math.NaN()
-	f32 := func(vs ...float64) scatter.Tensor {
-		d := make([]float32, len(vs))
-		for i, v := range vs {
-			d[i] = float32(v)
-		}
-		return scatter.FromSlice(d, len(vs))
-	}
+	f32 := floatTensor[float32]
 	i0 := scatter.FromSlice([]int64{0}, 1)
 	i00 := scatter.FromSlice([]int64{0, 0}, 2)
 	for _, c := range []struct {

@@ -110,8 +110,8 @@ func hasSubnormal(x scatter.Tensor) bool {
 // subnormal of self stays, and so does a call with no subnormal.
 func TestSubnormalsFlushed(t *testing.T) {
 	mut := mutantNamed(t, "subnormals-flushed")
-	bf := halfTensor[scatter.BFloat16]
-	h := halfTensor[scatter.Float16]
+	bf := floatTensor[scatter.BFloat16]
+	h := floatTensor[scatter.Float16]
 	f32 := func(vs ...float32) scatter.Tensor { return scatter.FromSlice(vs, len(vs)) }
 	i0 := scatter.FromSlice([]int64{0}, 1)
 	tiny := math.Ldexp(1, -130) // subnormal in float32 and bfloat16
