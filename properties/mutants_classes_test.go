@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/reference"
 )
 
 // mutantNamed returns the zoo's mutant of that name under torch-2.
@@ -164,6 +165,40 @@ func TestNanSelfDropped(t *testing.T) {
 				if got := scatter.Float64At(res.Out.Data, i); got != w && !(math.IsNaN(got) && math.IsNaN(w)) {
 					t.Errorf("out[%d] = %v, want %v", i, got, w)
 				}
+			}
+		})
+	}
+}
+
+// TestRefoldPastOverflow: a refold whose accumulator overflows goes on in
+// IEEE arithmetic, as the per-step 16-bit fold does. float16 65504 +
+// 65504 - 65504 is +Inf rounded at every step (torch 2: 65504), and 300 ·
+// 300 · 0 is NaN (torch 2: 0): half-accumulates-in-dtype gives what
+// torch 1.13's reference gives, where it used to leave torch 2's answer.
+func TestRefoldPastOverflow(t *testing.T) {
+	mut := mutantNamed(t, "half-accumulates-in-dtype")
+	perStep := reference.New(scatter.Torch113)
+	i := scatter.FromSlice([]int64{0, 0}, 2)
+	h := floatTensor[scatter.Float16]
+	for _, c := range []struct {
+		name string
+		call scatter.Call
+	}{
+		{"sum", scatter.ScatterAdd{Self: h(65504), Dim: 0, Index: i, Src: h(65504, -65504)}},
+		{"prod", scatter.ScatterReduce{Self: h(300), Dim: 0, Index: i, Src: h(300, 0), Reduce: scatter.ReduceProd}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := mut.Run(scatter.CloneCall(c.call))
+			want, werr := perStep.Run(scatter.CloneCall(c.call))
+			if err != nil || werr != nil {
+				t.Fatal(err, werr)
+			}
+			g, w := scatter.Float64At(got.Out.Data, 0), scatter.Float64At(want.Out.Data, 0)
+			if !math.IsInf(w, 1) && !math.IsNaN(w) {
+				t.Fatalf("the per-step reference gives %v: the case does not overflow", w)
+			}
+			if g != w && !(math.IsNaN(g) && math.IsNaN(w)) {
+				t.Errorf("mutant %v, per-step reference %v", g, w)
 			}
 		})
 	}

@@ -37,8 +37,10 @@ import (
 // and the F# library's scatter, and subnormals-flushed refolds amax and
 // amin too; other calls, groups holding a NaN or an infinity, and means
 // whose count reaches 256 (where bfloat16's count would saturate) are
-// the reference's. mean-divides-accumulator is the one that does not
-// refold (meanDividesAccumulator).
+// the reference's. An accumulator that overflows goes on in IEEE
+// arithmetic (inf op finite), as a fold in that format does
+// (TestRefoldPastOverflow). mean-divides-accumulator is the one that
+// does not refold (meanDividesAccumulator).
 //
 // Double rounding through float32 where a 16-bit profile rounds once has
 // no mutant for float16 and bfloat16: float32 has at least 2p + 2 bits for
@@ -341,10 +343,20 @@ func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, boo
 	}
 	accFmt := r.acc(g)
 	for _, v := range vals {
-		acc = r.round(exactOp(acc, v, op), false, accFmt)
-		if math.IsInf(acc, 0) {
-			return 0, false // overflowed: the specials are not this mutant's
+		if math.IsInf(acc, 0) || math.IsNaN(acc) {
+			// past an overflow the fold goes on in IEEE arithmetic,
+			// exact on the specials: inf op finite is inf or NaN
+			if op == '*' {
+				acc *= v
+			} else {
+				acc += v
+			}
+			continue
 		}
+		acc = r.round(exactOp(acc, v, op), false, accFmt)
+	}
+	if math.IsInf(acc, 0) || math.IsNaN(acc) {
+		return acc, true // stored as it is; a mean divides it into itself
 	}
 	if g.Reduce != scatter.ReduceMean {
 		return r.round(new(big.Float).SetFloat64(acc), false, dtFmt), true
