@@ -961,7 +961,7 @@ func nanSelfDropped(p scatter.Profile) runFunc {
 		}
 		isMax := g.Reduce == scatter.ReduceAmax
 		out := scatter.CloneTensor(res.Out.Contiguous())
-		touched := make(map[int]bool, len(g.Groups))
+		touched := make([]bool, out.NumEl())
 		for _, grp := range g.Groups {
 			touched[grp.Out] = true
 			if !g.Self || !math.IsNaN(scatter.Float64At(g.Init.Data, grp.Out)) {

@@ -89,8 +89,9 @@ func TestNegativeZeroLost(t *testing.T) {
 // TestHalfRoundedTwice checks the mutant on tinygrad's example (G6 in
 // docs/conformance/README.md): float16 self 5 summed with 2048 and
 // 1.0009766 gives 2056, the contributions rounded to 2050 first, where
-// torch 2 gives 2054; without self, and for float32, it is the
-// reference's answer.
+// torch 2 gives 2054; -65504 + 65504 + 65504 gives +Inf, the
+// contributions overflowing alone (torch 2: 65504); without self, and for
+// float32, it is the reference's answer.
 func TestHalfRoundedTwice(t *testing.T) {
 	mut := mutantNamed(t, "half-rounded-twice")
 	h := floatTensor[scatter.Float16]
@@ -103,6 +104,7 @@ func TestHalfRoundedTwice(t *testing.T) {
 	}{
 		{"float16 sum with self", scatter.ScatterReduce{Self: h(5), Dim: 0, Index: i0, Src: h(src...), Reduce: scatter.ReduceSum}, 2056},
 		{"float16 sum without self", scatter.ScatterReduce{Self: h(5), Dim: 0, Index: i0, Src: h(src...), Reduce: scatter.ReduceSum, ExcludeSelf: true}, 2050},
+		{"float16 sum whose contributions overflow", scatter.ScatterReduce{Self: h(-65504), Dim: 0, Index: i0, Src: h(65504, 65504), Reduce: scatter.ReduceSum}, math.Inf(1)},
 		{"float32 sum with self", scatter.ScatterReduce{Self: scatter.FromSlice([]float32{5}, 1), Dim: 0, Index: i0, Src: scatter.FromSlice([]float32{2048, 1.0009765625}, 2), Reduce: scatter.ReduceSum}, 2054.0009765625},
 	} {
 		t.Run(c.name, func(t *testing.T) {

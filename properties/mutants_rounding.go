@@ -304,7 +304,7 @@ func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, boo
 		vals = append(vals, scatter.Float64At(g.Src.Data, s))
 	}
 	for _, v := range vals {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if isSpecial(v) {
 			return 0, false
 		}
 	}
@@ -333,35 +333,18 @@ func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, boo
 	if r.twice && g.Self && g.Reduce != scatter.ReduceMean && len(vals) > 1 {
 		return r.foldTwice(g, vals[0], vals[1:])
 	}
-	op := byte('+')
-	acc := 0.0
-	if g.Reduce == scatter.ReduceProd {
-		op, acc = '*', 1
-	}
+	op, acc := opOf(g.Reduce)
 	if g.Self {
 		acc, vals = vals[0], vals[1:] // self starts the fold as it is (a -0 stays -0)
 	}
 	accFmt := r.acc(g)
 	for _, v := range vals {
-		if math.IsInf(acc, 0) || math.IsNaN(acc) {
-			// past an overflow the fold goes on in IEEE arithmetic,
-			// exact on the specials: inf op finite is inf or NaN
-			if op == '*' {
-				acc *= v
-			} else {
-				acc += v
-			}
-			continue
-		}
-		acc = r.round(exactOp(acc, v, op), false, accFmt)
+		acc = r.step(acc, v, op, accFmt)
 	}
-	if math.IsInf(acc, 0) || math.IsNaN(acc) {
-		return acc, true // stored as it is; a mean divides it into itself
+	if g.Reduce != scatter.ReduceMean || isSpecial(acc) {
+		return r.store(acc, dtFmt), true // a mean divides a special into itself
 	}
-	if g.Reduce != scatter.ReduceMean {
-		return r.round(new(big.Float).SetFloat64(acc), false, dtFmt), true
-	}
-	sum := r.round(new(big.Float).SetFloat64(acc), false, dtFmt)
+	sum := r.store(acc, dtFmt)
 	if math.IsInf(sum, 0) || math.Abs(sum) > dtFmt.max {
 		return 0, false
 	}
@@ -373,28 +356,48 @@ func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, boo
 // that to the dtype, then combines it with self and rounds again:
 // out = fl_D(self op fl_D(acc(srcs))).
 func (r foldRule) foldTwice(g reference.Folds, self float64, srcs []float64) (float64, bool) {
-	op, acc := byte('+'), 0.0
-	if g.Reduce == scatter.ReduceProd {
-		op, acc = '*', 1
-	}
+	op, _ := opOf(g.Reduce)
 	accFmt, dtFmt := r.acc(g), dtypeAcc(g)
-	for i, v := range srcs {
-		if i == 0 {
-			acc = v // the first contribution starts the fold as it is
-			continue
-		}
-		acc = r.round(exactOp(acc, v, op), false, accFmt)
+	acc := srcs[0] // the first contribution starts the fold as it is
+	for _, v := range srcs[1:] {
+		acc = r.step(acc, v, op, accFmt)
 	}
-	part := r.round(new(big.Float).SetFloat64(acc), false, dtFmt)
-	if math.IsInf(acc, 0) || math.IsInf(part, 0) {
-		return 0, false
-	}
-	out := r.round(exactOp(self, part, op), false, dtFmt)
-	if math.IsInf(out, 0) {
-		return 0, false
-	}
-	return out, true
+	return r.step(self, r.store(acc, dtFmt), op, dtFmt), true
 }
+
+// opOf returns the operation of a sum or product and its identity.
+func opOf(red scatter.Reduce) (byte, float64) {
+	if red == scatter.ReduceProd {
+		return '*', 1
+	}
+	return '+', 0
+}
+
+// step is one step of a fold in format f: acc op v, rounded. Past an
+// overflow (an operand infinite or NaN) the fold goes on in IEEE
+// arithmetic, exact on the specials, as a fold in that format does: inf
+// op finite is inf or NaN.
+func (r foldRule) step(acc, v float64, op byte, f fpFormat) float64 {
+	if isSpecial(acc) || isSpecial(v) {
+		if op == '*' {
+			return acc * v
+		}
+		return acc + v
+	}
+	return r.round(exactOp(acc, v, op), false, f)
+}
+
+// store rounds a fold's accumulator to format f; a special is stored as
+// it is.
+func (r foldRule) store(acc float64, f fpFormat) float64 {
+	if isSpecial(acc) {
+		return acc
+	}
+	return r.round(new(big.Float).SetFloat64(acc), false, f)
+}
+
+// isSpecial reports an infinity or a NaN.
+func isSpecial(v float64) bool { return math.IsInf(v, 0) || math.IsNaN(v) }
 
 // round rounds x (with the sticky bit) to format f with the rule's mode,
 // then, for a flushing rule, a subnormal result to a zero of its sign.
