@@ -142,7 +142,7 @@ var zoo = []mutantEntry{
 		bug: "gather clamps an out-of-range index into [0, size) instead of raising index_out_of_range",
 		run: gatherIndexClamped},
 	{name: "small-int-sum-widened",
-		bug: "sums and products of bool, uint8, int8 and int16 are computed in a wider integer and returned as int32 instead of in self's dtype (bool or and and, integers wrapping)",
+		bug: "sums and products of bool, uint8, int8 and int16 are computed in a wider integer and returned as int32 (uint32 for uint8, which the protocol lacks: invalid_argument) instead of in self's dtype (bool or and and, integers wrapping)",
 		run: smallIntWidened},
 	{name: "nan-self-dropped",
 		bug:   "scatter_reduce amax and amin lose a NaN in self: a touched element becomes the extreme of its contributions alone, an untouched one the fill (-inf for amax, +inf for amin), include_self or not",
@@ -206,9 +206,18 @@ var zoo = []mutantEntry{
 	{name: "out-of-range-ignored",
 		bug: "out-of-range index values are skipped silently (updates dropped, gather reading 0) instead of raising index_out_of_range",
 		run: outOfRangeIgnored},
+	{name: "out-of-range-miscoded",
+		bug: "an out-of-range index value raises a generic invalid_argument error (the framework's own failure on it) instead of index_out_of_range",
+		run: outOfRangeMiscoded},
 	{name: "float32-count-saturates",
 		bug: "a mean counts its contributions in float32, one 1.0 at a time, so the count stops at 2^24 where torch 2 counts exactly (groups of more than 2^24 contributions)",
 		run: float32CountSaturates},
+	{name: "gather-index-sized-offsets",
+		bug: "gather reads the input as if it had the index's sizes in the dimensions other than dim (its offsets counted over the index's shape), so an index smaller than the input there, which PyTorch allows, reads the wrong elements",
+		run: gatherIndexSizedOffsets},
+	{name: "gather-smaller-index-rejected",
+		bug: "gather raises shape_mismatch for an index smaller than the input in a dimension other than dim, which PyTorch allows (index.size(d) <= input.size(d))",
+		run: gatherSmallerIndexRejected},
 	{name: "narrow-index-bound",
 		bug: "with an int32 index, the in-bounds test compares with the dimension's size wrapped to 8 bits, dropping valid updates along dimensions of 128 or more",
 		run: narrowIndexBound},
@@ -855,12 +864,14 @@ func writeInto(dst, src scatter.Tensor) {
 // smallIntWidened runs the mutant small-int-sum-widened: sums and
 // products of bool, uint8, int8 and int16 (scatter_add, scatter_reduce
 // sum and prod, scatter with reduce add or multiply) are computed in a
-// wider integer and returned as int32, never cast back to self's dtype
-// (tinygrad's masked .sum() and .prod() widen small integers,
-// docs/conformance/README.md G1; PyTorch keeps self's dtype: bool ors
-// and ands, integers wrap). The mutant is
-// the reference run on int64 copies of self and src, its values as
-// int32: a bool sum counts its trues.
+// wider integer and returned as int32 (uint32 for uint8), never cast
+// back to self's dtype (tinygrad's masked .sum() and .prod() widen small
+// integers, docs/conformance/README.md G1; PyTorch keeps self's dtype:
+// bool ors and ands, integers wrap). The mutant is the reference run on
+// int64 copies of self and src, its values as int32: a bool sum counts
+// its trues. The protocol has no uint32, so a widened uint8 result
+// cannot be sent: the call fails with invalid_argument, as an adapter
+// answers a result whose dtype the protocol lacks.
 func smallIntWidened(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 	res, err := b.Run(c)
 	if err != nil {
@@ -871,16 +882,20 @@ func smallIntWidened(b scatter.Backend, c scatter.Call) (scatter.Result, error) 
 	default:
 		return res, err
 	}
+	unsigned := res.Out.DType() == scatter.DTUint8
 	var wide scatter.Call
 	switch x := c.(type) {
 	case scatter.ScatterAdd:
 		x.Self, x.Src = toInt64(x.Self), toInt64(x.Src)
 		wide = x
 	case scatter.Scatter:
-		if x.Src.IsZero() || x.Reduce == scatter.ReduceNone {
+		if x.Reduce == scatter.ReduceNone {
 			return res, err
 		}
-		x.Self, x.Src = toInt64(x.Self), toInt64(x.Src)
+		x.Self = toInt64(x.Self)
+		if !x.Src.IsZero() {
+			x.Src = toInt64(x.Src)
+		}
 		wide = x
 	case scatter.ScatterReduce:
 		if x.Reduce != scatter.ReduceSum && x.Reduce != scatter.ReduceProd {
@@ -894,6 +909,9 @@ func smallIntWidened(b scatter.Backend, c scatter.Call) (scatter.Result, error) 
 	w, werr := b.Run(wide)
 	if werr != nil {
 		return res, err
+	}
+	if unsigned {
+		return scatter.Result{}, scatter.Errorf(scatter.ErrInvalidArgument, "result has dtype uint32, which the protocol lacks")
 	}
 	wc := w.Out.Contiguous()
 	out := scatter.Tensor{Shape: wc.Shape, Data: make([]int32, wc.NumEl())}

@@ -22,10 +22,13 @@ func mutantNamed(t *testing.T, name string) scatter.Backend {
 
 // TestSmallIntSumWidened checks the mutant on hand-made calls: an int8
 // sum past 127 and a bool sum come back as int32 with the wide values
-// (PyTorch: -128, and true); a float sum and an int8 amax are untouched.
+// (PyTorch: -128, and true), a uint8 sum as invalid_argument (its uint32
+// result has no dtype in the protocol); a float sum and an int8 amax are
+// untouched.
 func TestSmallIntSumWidened(t *testing.T) {
 	mut := mutantNamed(t, "small-int-sum-widened")
 	i0 := scatter.FromSlice([]int64{0, 0}, 2)
+	one := scatter.Int(1)
 	for _, c := range []struct {
 		name string
 		call scatter.Call
@@ -34,12 +37,20 @@ func TestSmallIntSumWidened(t *testing.T) {
 	}{
 		{"int8 sum", scatter.ScatterAdd{Self: scatter.FromSlice([]int8{127, 5}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]int8{1, 1}, 2)}, scatter.DTInt32, []int64{129, 5}},
 		{"bool sum", scatter.ScatterReduce{Self: scatter.FromSlice([]bool{true, false}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]bool{true, true}, 2), Reduce: scatter.ReduceSum}, scatter.DTInt32, []int64{3, 0}},
+		{"uint8 sum", scatter.ScatterAdd{Self: scatter.FromSlice([]uint8{255, 5}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]uint8{1, 1}, 2)}, scatter.DTInvalid, nil},
+		{"int8 add value", scatter.Scatter{Self: scatter.FromSlice([]int8{127, 5}, 2), Dim: 0, Index: i0, Value: &one, Reduce: scatter.ReduceAdd}, scatter.DTInt32, []int64{129, 5}},
 		{"int16 multiply", scatter.Scatter{Self: scatter.FromSlice([]int16{300, 2}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]int16{300, 1}, 2), Reduce: scatter.ReduceMultiply}, scatter.DTInt32, []int64{90000, 2}},
 		{"int8 amax", scatter.ScatterReduce{Self: scatter.FromSlice([]int8{1, 2}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]int8{3, 4}, 2), Reduce: scatter.ReduceAmax}, scatter.DTInt8, []int64{4, 2}},
 		{"int64 sum", scatter.ScatterAdd{Self: scatter.FromSlice([]int64{1, 2}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]int64{3, 4}, 2)}, scatter.DTInt64, []int64{8, 2}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := mut.Run(c.call)
+			if c.dt == scatter.DTInvalid { // uint32, which the protocol lacks
+				if scatter.CodeOf(err) != scatter.ErrInvalidArgument {
+					t.Fatalf("%v, want invalid_argument", err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

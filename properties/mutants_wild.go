@@ -192,8 +192,9 @@ func cas16NeighbourLost(b scatter.Backend, c scatter.Call) (scatter.Result, erro
 // outOfRangeIgnored runs the mutant out-of-range-ignored: index values
 // outside [0, size) are silently skipped (their updates dropped, gather
 // reading 0) instead of raising index_out_of_range: tensorflow/tensorflow#58748
-// (tf.tensor_scatter_nd_update on CPU), and tinygrad's scatter, which masks
-// out-of-range targets away.
+// (tf.tensor_scatter_nd_update on CPU), tinygrad's scatter, which masks
+// out-of-range targets away, and Paddle's take_along_axis, which gives
+// zeros for any index into an input empty along the axis.
 func outOfRangeIgnored(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 	res, err := b.Run(c)
 	if scatter.CodeOf(err) != scatter.ErrIndexOutOfRange {
@@ -201,8 +202,12 @@ func outOfRangeIgnored(b scatter.Backend, c scatter.Call) (scatter.Result, error
 	}
 	if g, ok := c.(scatter.Gather); ok {
 		n := dimSize(g.Input, g.Dim)
-		if n <= 0 || !g.Index.DType().IsIndex() || g.Index.Validate() != nil {
+		if n < 0 || !g.Index.DType().IsIndex() || g.Index.Validate() != nil {
 			return res, err
+		}
+		if n == 0 { // nothing to read: every element reads 0
+			return scatter.Result{Out: scatter.Tensor{Shape: slices.Clone(g.Index.Shape),
+				Data: scatter.MakeData(g.Input.DType(), g.Index.NumEl())}}, nil
 		}
 		vals := indexInts(g.Index)
 		g.Index = mapIndex(g.Index, func(v int64) int64 { return max(0, min(int64(n-1), v)) })
@@ -224,6 +229,20 @@ func outOfRangeIgnored(b scatter.Backend, c scatter.Call) (scatter.Result, error
 		return res, err
 	}
 	return r1, nil
+}
+
+// outOfRangeMiscoded runs the mutant out-of-range-miscoded: a call that
+// PyTorch rejects for an index value out of range fails, but with the
+// code of a generic error, invalid_argument, as when a framework leaves
+// the check to the array library under it (onnx.reference's
+// GatherElements on an input empty along the axis: NumPy's "0-length
+// sequence" ValueError). A caller that handles index_out_of_range misses it.
+func outOfRangeMiscoded(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	if scatter.CodeOf(err) == scatter.ErrIndexOutOfRange {
+		return scatter.Result{}, scatter.Errorf(scatter.ErrInvalidArgument, "ValueError: %v", err)
+	}
+	return res, err
 }
 
 // narrowIndexBound runs the mutant narrow-index-bound: with an int32
@@ -323,4 +342,60 @@ func float32CountSaturates(b scatter.Backend, c scatter.Call) (scatter.Result, e
 		return b.Run(c)
 	}
 	return meanFromSum(b, x, func(sum float64, n int) float64 { return sum / float64(min(n, saturation)) }, nil, incl)
+}
+
+// gatherIndexSizedOffsets runs the mutant gather-index-sized-offsets: a
+// gather kernel that computes the input's offset of out[l, i, r] (l the
+// dimensions before dim, r those after, flattened) as
+//
+//	(l·input.size(dim) + index[l, i, r])·R + r,  R = Π index.size(k>dim)
+//
+// with l and R counted over the index's sizes, which is the input's
+// offset only when the index has the input's sizes in every dimension
+// other than dim. When it is smaller there (as PyTorch allows), the input
+// is read as if it were a contiguous tensor of the index's sizes but
+// along dim. candle's gather kernels after huggingface/candle#2567,
+// which admitted such indices (the source offset formula is quoted in
+// huggingface/candle#3711).
+func gatherIndexSizedOffsets(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	x, ok := c.(scatter.Gather)
+	if err != nil || !ok || x.Index.NumEl() == 0 {
+		return res, err
+	}
+	d, _ := scatter.WrapDim(x.Dim, x.Input.Dim())
+	if x.Input.Dim() == 0 || slices.Equal(x.Index.Shape, x.Input.Shape) {
+		return res, err
+	}
+	shape := slices.Clone(x.Index.Shape)
+	shape[d] = x.Input.Shape[d]
+	if slices.Equal(shape, x.Input.Shape) {
+		return res, err // only the size along dim differs: the offsets are right
+	}
+	in := x.Input.Contiguous()
+	x.Input = scatter.Tensor{Shape: shape, Data: in.Data}
+	return b.Run(x)
+}
+
+// gatherSmallerIndexRejected runs the mutant gather-smaller-index-rejected:
+// gather requires the index to have the input's size in every dimension
+// other than dim, where PyTorch requires only that it be no larger, and
+// raises shape_mismatch for a smaller one. ONNX's GatherElements
+// reference implementation (onnx.reference: "all dimensions of index and
+// self should be the same size"), and candle's gather before
+// huggingface/candle#2567.
+func gatherSmallerIndexRejected(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	x, ok := c.(scatter.Gather)
+	if err != nil || !ok || x.Index.NumEl() == 0 {
+		return res, err
+	}
+	d, _ := scatter.WrapDim(x.Dim, x.Input.Dim())
+	for k, s := range x.Index.Shape {
+		if k != d && s != x.Input.Shape[k] {
+			return scatter.Result{}, scatter.Errorf(scatter.ErrShapeMismatch,
+				"Except for dimension %d, all dimensions of index %v and input %v should be the same size", d, x.Index.Shape, x.Input.Shape)
+		}
+	}
+	return res, err
 }

@@ -1,0 +1,140 @@
+package properties
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/reference"
+)
+
+// gatherOut runs a gather on be and returns its output as float64s, or
+// the error.
+func gatherOut(t *testing.T, be scatter.Backend, g scatter.Gather) ([]float64, []int, error) {
+	t.Helper()
+	res, err := be.Run(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := res.Out.Contiguous()
+	vs := make([]float64, out.NumEl())
+	for i := range vs {
+		vs[i] = scatter.Float64At(out.Data, i)
+	}
+	return vs, out.Shape, nil
+}
+
+// TestGatherIndexSizedOffsets checks the mutant on hand-made gathers: an
+// index smaller than the input in a dimension after the first, other than
+// dim, reads the elements of the contiguous tensor of the index's sizes
+// (candle's [0 0] where PyTorch gives [0 1]); one smaller only in the
+// outermost dimension, or only along dim, reads the right ones.
+func TestGatherIndexSizedOffsets(t *testing.T) {
+	mut := mutantNamed(t, "gather-index-sized-offsets")
+	ref := reference.New(scatter.Torch2)
+	for _, c := range []struct {
+		name       string
+		g          scatter.Gather
+		want, good []float64
+	}{
+		{"input [2,3,1] dim 2 index [2,1,1]",
+			scatter.Gather{Input: scatter.FromSlice([]float32{0, 0, 0, 1, 0, 0}, 2, 3, 1), Dim: 2, Index: scatter.FromSlice([]int64{0, 0}, 2, 1, 1)},
+			[]float64{0, 0}, []float64{0, 1}},
+		{"input [2,3] dim 0 index [2,2]",
+			scatter.Gather{Input: scatter.FromSlice([]float32{0, 1, 2, 3, 4, 5}, 2, 3), Dim: 0, Index: scatter.FromSlice([]int64{1, 0, 1, 1}, 2, 2)},
+			[]float64{2, 1, 2, 3}, []float64{3, 1, 3, 4}},
+		{"input [3,2] dim 1 index [2,1], outermost smaller",
+			scatter.Gather{Input: scatter.FromSlice([]float32{0, 1, 2, 3, 4, 5}, 3, 2), Dim: 1, Index: scatter.FromSlice([]int64{1, 1}, 2, 1)},
+			[]float64{1, 3}, []float64{1, 3}},
+		{"input [2,3] dim 1 index [2,2], smaller along dim",
+			scatter.Gather{Input: scatter.FromSlice([]float32{0, 1, 2, 3, 4, 5}, 2, 3), Dim: 1, Index: scatter.FromSlice([]int64{2, 0, 1, 2}, 2, 2)},
+			[]float64{2, 0, 4, 5}, []float64{2, 0, 4, 5}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, _, err := gatherOut(t, mut, c.g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			good, _, err := gatherOut(t, ref, c.g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, c.want) || !slices.Equal(good, c.good) {
+				t.Errorf("mutant %v, reference %v; want %v and %v", got, good, c.want, c.good)
+			}
+		})
+	}
+}
+
+// TestGatherSmallerIndexRejected checks the mutant on hand-made gathers:
+// an index smaller than the input in a dimension other than dim is
+// shape_mismatch; one smaller only along dim, and an empty one, are
+// answered as PyTorch does.
+func TestGatherSmallerIndexRejected(t *testing.T) {
+	mut := mutantNamed(t, "gather-smaller-index-rejected")
+	in := scatter.FromSlice([]int32{0, 1, 2, 3}, 2, 2)
+	for _, c := range []struct {
+		name  string
+		index scatter.Tensor
+		dim   int
+		want  scatter.Code
+	}{
+		{"index [1,1] dim 0", scatter.FromSlice([]int64{1}, 1, 1), 0, scatter.ErrShapeMismatch},
+		{"index [2,1] dim 0", scatter.FromSlice([]int64{1, 0}, 2, 1), 0, scatter.ErrShapeMismatch},
+		{"index [1,2] dim 0", scatter.FromSlice([]int64{1, 0}, 1, 2), 0, 0},
+		{"index [3,2] dim 0", scatter.FromSlice([]int64{1, 0, 0, 1, 1, 1}, 3, 2), 0, 0},
+		{"index [0,1] dim 0", scatter.FromSlice([]int64{}, 0, 1), 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := gatherOut(t, mut, scatter.Gather{Input: in, Dim: c.dim, Index: c.index})
+			if got := scatter.CodeOf(err); got != c.want {
+				t.Errorf("code %v (%v), want %v", got, err, c.want)
+			}
+		})
+	}
+}
+
+// TestOutOfRangeIgnoredEmptyInput checks that the mutant gathers zeros of
+// the index's shape from an input empty along dim, where PyTorch raises
+// index_out_of_range.
+func TestOutOfRangeIgnoredEmptyInput(t *testing.T) {
+	mut := mutantNamed(t, "out-of-range-ignored")
+	for _, g := range []scatter.Gather{
+		{Input: scatter.FromSlice([]float32{}, 0), Dim: 0, Index: scatter.FromSlice([]int64{0}, 1)},
+		{Input: scatter.FromSlice([]int16{}, 2, 0), Dim: 1, Index: scatter.FromSlice([]int64{3, -1}, 2, 1)},
+	} {
+		if _, err := reference.New(scatter.Torch2).Run(g); scatter.CodeOf(err) != scatter.ErrIndexOutOfRange {
+			t.Fatalf("reference: %v, want index_out_of_range", err)
+		}
+		got, shape, err := gatherOut(t, mut, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(shape, g.Index.Shape) || slices.ContainsFunc(got, func(v float64) bool { return v != 0 }) {
+			t.Errorf("%v of shape %v, want zeros of shape %v", got, shape, g.Index.Shape)
+		}
+	}
+}
+
+// TestOutOfRangeMiscoded checks that the mutant answers invalid_argument
+// where PyTorch raises index_out_of_range, and leaves other outcomes.
+func TestOutOfRangeMiscoded(t *testing.T) {
+	mut := mutantNamed(t, "out-of-range-miscoded")
+	in := scatter.FromSlice([]float32{1, 2}, 2)
+	for _, c := range []struct {
+		name string
+		call scatter.Call
+		want scatter.Code
+	}{
+		{"gather index 2 of 2", scatter.Gather{Input: in, Dim: 0, Index: scatter.FromSlice([]int64{2}, 1)}, scatter.ErrInvalidArgument},
+		{"scatter_add index -1", scatter.ScatterAdd{Self: in, Dim: 0, Index: scatter.FromSlice([]int64{-1}, 1), Src: in}, scatter.ErrInvalidArgument},
+		{"gather dim 1 of 1-d", scatter.Gather{Input: in, Dim: 1, Index: scatter.FromSlice([]int64{0}, 1)}, scatter.ErrDimOutOfRange},
+		{"gather index 1 of 2", scatter.Gather{Input: in, Dim: 0, Index: scatter.FromSlice([]int64{1}, 1)}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := mut.Run(c.call); scatter.CodeOf(err) != c.want {
+				t.Errorf("code %v (%v), want %v", scatter.CodeOf(err), err, c.want)
+			}
+		})
+	}
+}
