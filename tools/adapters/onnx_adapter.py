@@ -163,6 +163,10 @@ def framework_error(e):
         return "unsupported", text
     if re.search(r"out of (data )?bounds|out of range", text, re.I):
         return "index_out_of_range", text
+    if re.search(r"should be the same size|shape mismatch|incompatible (dimensions|shapes)", text, re.I):
+        # a size rule between the tensors (the reference's GatherElements
+        # wants the index's sizes equal to the data's off the axis)
+        return "shape_mismatch", text
     return "invalid_argument", text
 
 
