@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -219,5 +220,30 @@ func TestApplyXfailPinnedNext(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAdapterXfailFilesPinned checks the expected failures shipped with
+// the adapters (tools/adapters/xfail): each parses, and every entry that
+// can match a random case or a property, or a glob (many calls, or many
+// cases), pins the bug it expects (like=), so that a different bug in
+// the same case cannot pass behind it. A spec case or a fixture is one
+// call, which its entry names.
+func TestAdapterXfailFilesPinned(t *testing.T) {
+	paths, err := filepath.Glob("../adapters/xfail/*.txt")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no xfail files (%v)", err)
+	}
+	for _, path := range paths {
+		l, err := loadXfail(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range l.entries {
+			many := strings.HasPrefix(e.pattern, "random/") || strings.HasPrefix(e.pattern, "property/") || strings.ContainsAny(e.pattern, "*?[")
+			if many && len(e.like) == 0 {
+				t.Errorf("%s:%d: %q excuses any failure of its cases: pin the bug it expects with like=MUTANT", path, e.line, e.pattern)
+			}
+		}
 	}
 }
