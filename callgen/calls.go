@@ -483,7 +483,7 @@ func (g *Drawer) scalar(dt scatter.DType, overflow bool) scatter.Scalar {
 	case 2:
 		return scatter.Bool(g.Chance(50))
 	}
-	f := FactsOf(dt)
+	f := scatter.FactsOf(dt)
 	return scatter.Float(OneOf(g, math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), f.MinSub, f.Max, -f.Max, 1e-3))
 }
 

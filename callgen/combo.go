@@ -384,7 +384,7 @@ func (g *comboDrawer) elem(data any, i int, dt scatter.DType, mood int) {
 // infinities, NaN, subnormals, the extremes, and values where 16-bit
 // accumulation saturates.
 func (g *comboDrawer) special(dt scatter.DType) float64 {
-	f := FactsOf(dt)
+	f := scatter.FactsOf(dt)
 	maxF, minNormal, minSub := f.Max, f.MinNorm, f.MinSub
 	v := pickOne(g, 0.5, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), minSub, 3*minSub, minNormal,
 		maxF, 2048, 256, 0.1, 1.0/3, 65504, 1e-3)

@@ -92,7 +92,7 @@ func features(c scatter.Call, prof scatter.Profile) []string {
 				continue
 			}
 			v := scatter.Float64At(t.Data, p)
-			f := FactsOf(t.DType())
+			f := scatter.FactsOf(t.DType())
 			switch {
 			case math.IsNaN(v):
 				add("special:nan")

@@ -328,25 +328,6 @@ func intValue(s source, dt scatter.DType, spec Values) int64 {
 	return max(lo, min(hi, v))
 }
 
-// FloatFacts are the landmarks of a float dtype.
-type FloatFacts struct {
-	MinSub, MaxSub, MinNorm, Max float64
-	EMin, EMax, Prec             int
-}
-
-// FactsOf returns the landmarks of a float dtype (float64's for any other).
-func FactsOf(dt scatter.DType) FloatFacts {
-	switch dt {
-	case scatter.DTFloat16:
-		return FloatFacts{MinSub: 0x1p-24, MaxSub: 0x3ffp-24, MinNorm: 0x1p-14, Max: 65504, EMin: -14, EMax: 15, Prec: 11}
-	case scatter.DTBFloat16:
-		return FloatFacts{MinSub: 0x1p-133, MaxSub: 0x7fp-133, MinNorm: 0x1p-126, Max: scatter.BFloat16(0x7f7f).Float64(), EMin: -126, EMax: 127, Prec: 8}
-	case scatter.DTFloat32:
-		return FloatFacts{MinSub: 0x1p-149, MaxSub: 0x7fffffp-149, MinNorm: 0x1p-126, Max: math.MaxFloat32, EMin: -126, EMax: 127, Prec: 24}
-	}
-	return FloatFacts{MinSub: 0x1p-1074, MaxSub: 0xfffffffffffffp-1074, MinNorm: 0x1p-1022, Max: math.MaxFloat64, EMin: -1022, EMax: 1023, Prec: 53}
-}
-
 // floatValue draws one value for a float dtype (rounded to it by the
 // caller): small integers, ordinary values, values across the whole
 // exponent range, and special values on purpose (NaN, ±Inf, ±0,
@@ -356,7 +337,7 @@ func floatValue(s source, dt scatter.DType, spec Values) float64 {
 	if spec.exact {
 		v = float64(s.intn(-int(spec.bound), int(spec.bound)))
 	} else {
-		f := FactsOf(dt)
+		f := scatter.FactsOf(dt)
 		switch k := s.intn(0, 99); {
 		case k < spec.special:
 			sp := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1),

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/scatterconf/scatter"
-	"github.com/scatterconf/scatter/callgen"
 	"github.com/scatterconf/scatter/reference"
 )
 
@@ -76,7 +75,7 @@ var (
 
 // factsFormat is the format of a float dtype, from its landmarks.
 func factsFormat(dt scatter.DType) fpFormat {
-	f := callgen.FactsOf(dt)
+	f := scatter.FactsOf(dt)
 	return fpFormat{prec: f.Prec, emin: f.EMin, max: f.Max}
 }
 

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/scatterconf/scatter"
-	"github.com/scatterconf/scatter/callgen"
 	"github.com/scatterconf/scatter/reference"
 	"github.com/scatterconf/scatter/repro"
 )
@@ -184,7 +183,7 @@ func soundnessCall(rng *rand.Rand, dt scatter.DType) soundCase {
 		k = 1 + rng.IntN(3*m) // small groups, judged by enumeration
 	}
 	regime := rng.IntN(6)
-	f := callgen.FactsOf(dt)
+	f := scatter.FactsOf(dt)
 	val := func() float64 {
 		var v float64
 		switch regime {
@@ -459,7 +458,7 @@ func wrongAnswer(rng *rand.Rand, canon scatter.Result, groups []group) (scatter.
 	g := cands[rng.IntN(len(cands))]
 	out := scatter.CloneTensor(canon.Out.Contiguous())
 	v := scatter.Float64At(out.Data, g.out)
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > callgen.FactsOf(out.DType()).Max/2 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > scatter.FactsOf(out.DType()).Max/2 {
 		return scatter.Result{}, false
 	}
 	scatter.SetFloat(out.Data, g.out, v*1.375)

@@ -116,7 +116,7 @@ func widthStressCall(rng *rand.Rand, dt scatter.DType) scatter.Call {
 		k = 48 + rng.IntN(150)
 	}
 	regime := rng.IntN(6)
-	f := callgen.FactsOf(dt)
+	f := scatter.FactsOf(dt)
 	val := func() float64 {
 		var v float64
 		switch regime {

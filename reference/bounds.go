@@ -211,7 +211,9 @@ type floatFormat struct {
 	growthCache sync.Map // n -> [2]*big.Float{H, L}
 }
 
-func newFloatFormat(dt scatter.DType, prec, emin, emax int) *floatFormat {
+func newFloatFormat(dt scatter.DType) *floatFormat {
+	ff := scatter.FactsOf(dt)
+	prec, emin, emax := ff.Prec, ff.EMin, ff.EMax
 	f := &floatFormat{dt: dt, prec: prec, emin: emin, emax: emax}
 	f.u = bigPow2(-prec)
 	f.tau = bigPow2(emin)
@@ -222,10 +224,10 @@ func newFloatFormat(dt scatter.DType, prec, emin, emax int) *floatFormat {
 }
 
 var (
-	formatFloat16  = newFloatFormat(scatter.DTFloat16, 11, -14, 15)
-	formatBFloat16 = newFloatFormat(scatter.DTBFloat16, 8, -126, 127)
-	formatFloat32  = newFloatFormat(scatter.DTFloat32, 24, -126, 127)
-	formatFloat64  = newFloatFormat(scatter.DTFloat64, 53, -1022, 1023)
+	formatFloat16  = newFloatFormat(scatter.DTFloat16)
+	formatBFloat16 = newFloatFormat(scatter.DTBFloat16)
+	formatFloat32  = newFloatFormat(scatter.DTFloat32)
+	formatFloat64  = newFloatFormat(scatter.DTFloat64)
 )
 
 // formatOf returns the format of a float dtype, or nil.

@@ -254,15 +254,9 @@ func dtypeRange(dt scatter.DType) (lo, hi float64) {
 		return math.MinInt32, math.MaxInt32
 	case scatter.DTInt64:
 		return math.MinInt64, math.MaxInt64
-	case scatter.DTFloat16:
-		return -65504, 65504
-	case scatter.DTBFloat16:
-		m := scatter.BFloat16(0x7f7f).Float64()
-		return -m, m
-	case scatter.DTFloat32:
-		return -math.MaxFloat32, math.MaxFloat32
 	}
-	return -math.MaxFloat64, math.MaxFloat64
+	m := scatter.FactsOf(dt).Max // float64's for any other dtype
+	return -m, m
 }
 
 // cTypeName is the C++ type name PyTorch's messages use.

@@ -348,13 +348,7 @@ func flushTensor(t, except scatter.Tensor) scatter.Tensor {
 	if !dt.IsFloat() || t.Validate() != nil {
 		return t
 	}
-	tiny := math.Ldexp(1, -126) // float32's and bfloat16's smallest normal
-	switch dt {
-	case scatter.DTFloat16:
-		tiny = math.Ldexp(1, -14)
-	case scatter.DTFloat64:
-		tiny = math.Ldexp(1, -1022)
-	}
+	tiny := scatter.FactsOf(dt).MinNorm
 	out := scatter.CloneTensor(t.Contiguous())
 	for i := 0; i < out.NumEl(); i++ {
 		v := scatter.Float64At(out.Data, i)
