@@ -199,7 +199,6 @@ type dimDraft struct {
 	op       scatter.Op
 	dt       scatter.DType
 	long     bool // Want.LongIndex
-	r        int  // self's rank
 	self     []int
 	d        int // the dim, wrapped
 	dim      int // the dim as passed (maybe negative, maybe broken)
@@ -235,19 +234,19 @@ func (g *Drawer) DimScatterCall(op scatter.Op) scatter.Call {
 // dimSelf draws the dtype, self's shape and the dim.
 func (g *Drawer) dimSelf(op scatter.Op) *dimDraft {
 	c := &dimDraft{op: op, dt: g.DType(op, nil), long: g.o.Want.LongIndex}
-	c.r = g.Rank(0)
-	if c.long && c.r == 0 {
-		c.r = 1
+	r := g.Rank(0)
+	if c.long && r == 0 {
+		r = 1
 	}
-	c.self = g.Shape(c.r)
+	c.self = g.Shape(r)
 	if c.long {
 		for k := range c.self {
 			c.self[k] = max(c.self[k], 1)
 		}
 	}
-	n := max(c.r, 1)
+	n := max(len(c.self), 1)
 	c.d = g.IntRange(0, n-1)
-	c.dim = g.DimArg(c.d, c.r)
+	c.dim = g.DimArg(c.d, len(c.self))
 	return c
 }
 
@@ -269,7 +268,7 @@ func (g *Drawer) dimReduction(c *dimDraft) {
 // and src's, at least the index's.
 func (g *Drawer) dimIndexShape(c *dimDraft) {
 	self, d, long := c.self, c.d, c.long
-	idx := make([]int, c.r)
+	idx := make([]int, len(c.self))
 	for k := range idx {
 		switch {
 		case k == d && long:
@@ -290,9 +289,9 @@ func (g *Drawer) dimIndexShape(c *dimDraft) {
 	}
 	switch {
 	case long:
-	case c.r == 0 && g.Chance(50):
+	case len(c.self) == 0 && g.Chance(50):
 		idx = []int{g.IntRange(1, 3)}
-	case c.r == 1 && g.Chance(10):
+	case len(c.self) == 1 && g.Chance(10):
 		idx = []int{}
 	}
 	g.fit(idx, min(d, len(idx)-1))
@@ -331,7 +330,7 @@ func (g *Drawer) dimFault(c *dimDraft) {
 	case 1:
 		c.bad = bigIndex
 	case 2:
-		c.dim = g.badDim(c.r)
+		c.dim = g.badDim(len(c.self))
 	case 3:
 		c.idxDT = g.badIndexDType()
 	case 4:
