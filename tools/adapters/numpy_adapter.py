@@ -176,7 +176,7 @@ def decode_scalar(v, name):
 # ------------------------------------------------------- PyTorch's rules
 
 
-def wrap_dim(dim, ndim, what="self"):
+def wrap_dim(dim, ndim):
     """maybe_wrap_dim: a 0-d tensor counts as 1-d."""
     n = max(ndim, 1)
     if not -n <= dim < n:
@@ -242,7 +242,7 @@ def scalar_to(value, dtype, checked=True):
     return dtype.type(f)
 
 
-def dim_targets(self_shape, dim, index):
+def dim_targets(dim, index):
     """The dim-scatter mapping (SEMANTICS.md 1.2): for every position p of
     index, the target p with p[dim] = index[p]; returned as an index tuple
     into self and the tuple of the positions p (into src)."""
@@ -318,7 +318,7 @@ def op_scatter(self, dim, index, src, value, reduce):
         return out.reshape(self.shape)
     idx = as1d(index)
     check_bounds(idx, out.shape[dim], dim)
-    tgt, pos = dim_targets(out.shape, dim, idx)
+    tgt, pos = dim_targets(dim, idx)
     if src is not None:
         vals = as1d(src)[pos]
     else:
@@ -336,7 +336,7 @@ def op_scatter_add(self, dim, index, src):
     if index.size:
         idx = as1d(index)
         check_bounds(idx, out.shape[dim], dim)
-        tgt, pos = dim_targets(out.shape, dim, idx)
+        tgt, pos = dim_targets(dim, idx)
         np.add.at(out, tgt, as1d(src)[pos])
     return out.reshape(self.shape)
 
@@ -358,7 +358,7 @@ def op_scatter_reduce(self, dim, index, src, reduce, include_self):
         return out.reshape(self.shape)
     idx = as1d(index)
     check_bounds(idx, out.shape[dim], dim)
-    tgt, pos = dim_targets(out.shape, dim, idx)
+    tgt, pos = dim_targets(dim, idx)
     vals = as1d(src)[pos]
     if not include_self:
         out[tgt] = identity(reduce, out.dtype)
@@ -565,7 +565,7 @@ def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
             if d != dim and index.shape[d] > out.shape[d]:
                 fail("shape_mismatch", "Expected index to be smaller than self apart from dimension %d" % dim)
         check_bounds(index, out.shape[dim], dim)
-        tgt, pos = dim_targets(out.shape, dim, index)
+        tgt, pos = dim_targets(dim, index)
         np.add.at(out, tgt, src[pos])
     return out
 
@@ -641,7 +641,7 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
                                  True, index.dtype)
         if bindex.size:
             check_bounds(bindex, out.shape[odim], odim)
-            tgt, pos = dim_targets(out.shape, odim, bindex)
+            tgt, pos = dim_targets(odim, bindex)
             np.add.at(out, tgt, src[pos])
         out = out.reshape(shape)
         if reduce != "mean":
@@ -664,7 +664,7 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
             fail("dtype_mismatch", "expected scalar type %s but found %s" % (name_of(src), name_of(out)))
         if bindex.size:
             check_bounds(bindex, out.shape[dim], dim)
-            tgt, pos = dim_targets(out.shape, dim, bindex)
+            tgt, pos = dim_targets(dim, bindex)
             np.multiply.at(out, tgt, src[pos])
         return out
     if reduce == "mean":
@@ -678,7 +678,7 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
         count = np.zeros(csize, dtype=src.dtype)
         if index.size:
             check_bounds(index, csize[index_dim], index_dim)
-            ctgt, _ = dim_targets(csize, index_dim, index)
+            ctgt, _ = dim_targets(index_dim, index)
             np.add.at(count, ctgt, np.ones(index.shape, dtype=src.dtype))
         count = np.where(count < 1, np.ones((), dtype=src.dtype), count)
         count = ts_broadcast(count, out.shape, given_dim)
