@@ -206,6 +206,9 @@ var zoo = []mutantEntry{
 	{name: "out-of-range-ignored",
 		bug: "out-of-range index values are skipped silently (updates dropped, gather reading 0) instead of raising index_out_of_range",
 		run: outOfRangeIgnored},
+	{name: "gather-index-modulo",
+		bug: "gather reads an out-of-range index value v at v mod size (NumPy's choose and take with mode=\"wrap\") instead of raising index_out_of_range",
+		run: gatherIndexModulo},
 	{name: "out-of-range-miscoded",
 		bug: "an out-of-range index value raises a generic invalid_argument error (the framework's own failure on it) instead of index_out_of_range",
 		run: outOfRangeMiscoded},
@@ -892,10 +895,21 @@ func smallIntWidened(b scatter.Backend, c scatter.Call) (scatter.Result, error) 
 		if x.Reduce == scatter.ReduceNone {
 			return res, err
 		}
-		x.Self = toInt64(x.Self)
-		if !x.Src.IsZero() {
-			x.Src = toInt64(x.Src)
+		if x.Src.IsZero() {
+			// the value in self's dtype first (PyTorch's conversion: -1
+			// into bool is true), then widened like src
+			one := scatter.Tensor{Shape: []int{1}, Data: scatter.MakeData(x.Self.DType(), 1)}
+			r, verr := b.Run(scatter.Scatter{Self: one, Dim: 0, Index: scatter.FromSlice([]int64{0}, 1), Value: x.Value})
+			if verr != nil {
+				return res, err
+			}
+			vs := make([]int64, x.Index.NumEl())
+			for i := range vs {
+				vs[i] = scatter.IntAt(r.Out.Data, 0)
+			}
+			x.Src, x.Value = scatter.Tensor{Shape: slices.Clone(x.Index.Shape), Data: vs}, nil
 		}
+		x.Self, x.Src = toInt64(x.Self), toInt64(x.Src)
 		wide = x
 	case scatter.ScatterReduce:
 		if x.Reduce != scatter.ReduceSum && x.Reduce != scatter.ReduceProd {

@@ -28,7 +28,7 @@ func mutantNamed(t *testing.T, name string) scatter.Backend {
 func TestSmallIntSumWidened(t *testing.T) {
 	mut := mutantNamed(t, "small-int-sum-widened")
 	i0 := scatter.FromSlice([]int64{0, 0}, 2)
-	one := scatter.Int(1)
+	one, minusOne := scatter.Int(1), scatter.Int(-1)
 	for _, c := range []struct {
 		name string
 		call scatter.Call
@@ -39,6 +39,7 @@ func TestSmallIntSumWidened(t *testing.T) {
 		{"bool sum", scatter.ScatterReduce{Self: scatter.FromSlice([]bool{true, false}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]bool{true, true}, 2), Reduce: scatter.ReduceSum}, scatter.DTInt32, []int64{3, 0}},
 		{"uint8 sum", scatter.ScatterAdd{Self: scatter.FromSlice([]uint8{255, 5}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]uint8{1, 1}, 2)}, scatter.DTInvalid, nil},
 		{"int8 add value", scatter.Scatter{Self: scatter.FromSlice([]int8{127, 5}, 2), Dim: 0, Index: i0, Value: &one, Reduce: scatter.ReduceAdd}, scatter.DTInt32, []int64{129, 5}},
+		{"bool add value -1", scatter.Scatter{Self: scatter.FromSlice([]bool{false, true}, 2), Dim: 0, Index: i0, Value: &minusOne, Reduce: scatter.ReduceAdd}, scatter.DTInt32, []int64{2, 1}},
 		{"int16 multiply", scatter.Scatter{Self: scatter.FromSlice([]int16{300, 2}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]int16{300, 1}, 2), Reduce: scatter.ReduceMultiply}, scatter.DTInt32, []int64{90000, 2}},
 		{"int8 amax", scatter.ScatterReduce{Self: scatter.FromSlice([]int8{1, 2}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]int8{3, 4}, 2), Reduce: scatter.ReduceAmax}, scatter.DTInt8, []int64{4, 2}},
 		{"int64 sum", scatter.ScatterAdd{Self: scatter.FromSlice([]int64{1, 2}, 2), Dim: 0, Index: i0, Src: scatter.FromSlice([]int64{3, 4}, 2)}, scatter.DTInt64, []int64{8, 2}},

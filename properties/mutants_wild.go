@@ -383,11 +383,13 @@ func gatherIndexSizedOffsets(b scatter.Backend, c scatter.Call) (scatter.Result,
 // raises shape_mismatch for a smaller one. ONNX's GatherElements
 // reference implementation (onnx.reference: "all dimensions of index and
 // self should be the same size"), and candle's gather before
-// huggingface/candle#2567.
+// huggingface/candle#2567. The rule is checked before the index values,
+// as PyTorch checks its shape rules: a call that PyTorch rejects for an
+// index value out of range gets shape_mismatch too.
 func gatherSmallerIndexRejected(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 	res, err := b.Run(c)
 	x, ok := c.(scatter.Gather)
-	if err != nil || !ok || x.Index.NumEl() == 0 {
+	if err != nil && scatter.CodeOf(err) != scatter.ErrIndexOutOfRange || !ok || x.Index.NumEl() == 0 {
 		return res, err
 	}
 	d, _ := scatter.WrapDim(x.Dim, x.Input.Dim())
@@ -396,6 +398,29 @@ func gatherSmallerIndexRejected(b scatter.Backend, c scatter.Call) (scatter.Resu
 			return scatter.Result{}, scatter.Errorf(scatter.ErrShapeMismatch,
 				"Except for dimension %d, all dimensions of index %v and input %v should be the same size", d, x.Index.Shape, x.Input.Shape)
 		}
+	}
+	return res, err
+}
+
+// gatherIndexModulo runs the mutant gather-index-modulo: gather reads an
+// index value v outside [0, size) at v mod size, as NumPy's choose and
+// take do with mode="wrap", instead of raising index_out_of_range: ONNX's
+// GatherElements reference implementation (onnx.reference, np.choose
+// with mode="wrap"), where data [1, 2, 3] and indices [3, 0] give [1, 1].
+// An input empty along dim still fails (there is nothing to wrap into).
+func gatherIndexModulo(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	x, ok := c.(scatter.Gather)
+	if !ok || scatter.CodeOf(err) != scatter.ErrIndexOutOfRange {
+		return res, err
+	}
+	n := int64(dimSize(x.Input, x.Dim))
+	if n <= 0 {
+		return res, err
+	}
+	x.Index = mapIndex(x.Index, func(v int64) int64 { return (v%n + n) % n })
+	if r, werr := b.Run(x); werr == nil {
+		return r, nil
 	}
 	return res, err
 }

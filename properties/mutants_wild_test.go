@@ -68,8 +68,8 @@ func TestGatherIndexSizedOffsets(t *testing.T) {
 
 // TestGatherSmallerIndexRejected checks the mutant on hand-made gathers:
 // an index smaller than the input in a dimension other than dim is
-// shape_mismatch; one smaller only along dim, and an empty one, are
-// answered as PyTorch does.
+// shape_mismatch, before its values are looked at; one smaller only along
+// dim, and an empty one, are answered as PyTorch does.
 func TestGatherSmallerIndexRejected(t *testing.T) {
 	mut := mutantNamed(t, "gather-smaller-index-rejected")
 	in := scatter.FromSlice([]int32{0, 1, 2, 3}, 2, 2)
@@ -84,6 +84,8 @@ func TestGatherSmallerIndexRejected(t *testing.T) {
 		{"index [1,2] dim 0", scatter.FromSlice([]int64{1, 0}, 1, 2), 0, 0},
 		{"index [3,2] dim 0", scatter.FromSlice([]int64{1, 0, 0, 1, 1, 1}, 3, 2), 0, 0},
 		{"index [0,1] dim 0", scatter.FromSlice([]int64{}, 0, 1), 0, 0},
+		{"index [1,1] dim 0, value 5 out of range", scatter.FromSlice([]int64{5}, 1, 1), 0, scatter.ErrShapeMismatch},
+		{"index [1,2] dim 0, value 5 out of range", scatter.FromSlice([]int64{5, 0}, 1, 2), 0, scatter.ErrIndexOutOfRange},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, err := gatherOut(t, mut, scatter.Gather{Input: in, Dim: c.dim, Index: c.index})
@@ -136,5 +138,31 @@ func TestOutOfRangeMiscoded(t *testing.T) {
 				t.Errorf("code %v (%v), want %v", scatter.CodeOf(err), err, c.want)
 			}
 		})
+	}
+}
+
+// TestGatherIndexModulo checks the mutant on hand-made gathers:
+// onnx.reference's [1 2 3] at [3 0] is [1 1], values past the end and
+// negative ones wrap modulo the size, an in-range gather is PyTorch's,
+// and an input empty along dim still raises index_out_of_range.
+func TestGatherIndexModulo(t *testing.T) {
+	mut := mutantNamed(t, "gather-index-modulo")
+	in := scatter.FromSlice([]float32{1, 2, 3}, 3)
+	for _, c := range []struct {
+		index []int64
+		want  []float64
+	}{
+		{[]int64{3, 0}, []float64{1, 1}},
+		{[]int64{7, -1, -4}, []float64{2, 3, 3}},
+		{[]int64{2, 1}, []float64{3, 2}},
+	} {
+		got, _, err := gatherOut(t, mut, scatter.Gather{Input: in, Dim: 0, Index: scatter.FromSlice(c.index, len(c.index))})
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("index %v: %v (%v), want %v", c.index, got, err, c.want)
+		}
+	}
+	_, _, err := gatherOut(t, mut, scatter.Gather{Input: scatter.FromSlice([]float32{}, 0), Dim: 0, Index: scatter.FromSlice([]int64{0}, 1)})
+	if scatter.CodeOf(err) != scatter.ErrIndexOutOfRange {
+		t.Errorf("empty input: %v, want index_out_of_range", err)
 	}
 }
