@@ -45,6 +45,7 @@ DTYPES = {
 NAME_OF = {dt.newbyteorder("="): name for name, dt in DTYPES.items()}
 NAME_OF.update({dt: name for name, dt in DTYPES.items()})
 
+
 class AdapterError(Exception):
     """A rejection with its protocol kind ("unsupported" for the
     unsupported answer)."""
@@ -54,11 +55,14 @@ class AdapterError(Exception):
         self.kind = kind
         self.message = message
 
+
 def fail(kind, message):
     raise AdapterError(kind, message)
 
+
 def name_of(a):
     return NAME_OF.get(a.dtype.newbyteorder("="), str(a.dtype))
+
 
 def decode_tensor(obj, name):
     if not isinstance(obj, dict):
@@ -91,6 +95,7 @@ def decode_tensor(obj, name):
             fail("invalid_argument", "%s: a bool byte is not 0 or 1" % name)
     return np.frombuffer(raw, dtype=ndt).astype(ndt.newbyteorder("="), copy=True).reshape(shape)
 
+
 def encode_result(a):
     a = np.asarray(a)
     name = name_of(a)
@@ -98,6 +103,7 @@ def encode_result(a):
         fail("invalid_argument", "result has dtype %s, which the protocol lacks" % a.dtype)
     raw = np.ascontiguousarray(a).astype(DTYPES[name], copy=False).tobytes()
     return {"dtype": name, "shape": list(a.shape), "data": base64.b64encode(raw).decode("ascii")}
+
 
 def decode_scalar(v, name):
     if isinstance(v, (bool, int, float)):
@@ -111,6 +117,10 @@ def decode_scalar(v, name):
 
 
 class Fields:
+    """A request's fields, each read with its type checked (a wrong or
+    missing one is invalid_argument); an optional field that is absent
+    gives its default."""
+
     def __init__(self, req):
         self.req = req
 
@@ -152,6 +162,7 @@ class Fields:
         if not isinstance(v, bool):
             fail("invalid_argument", "%s must be true or false, not %r" % (key, v))
         return v
+
 
 def run(req, ops):
     """Decode one operation request and run it with ops, the adapter's
