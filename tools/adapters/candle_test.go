@@ -2,7 +2,6 @@ package adapters_test
 
 import (
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -11,32 +10,6 @@ import (
 // candle` builds it, or "" when it is not built.
 func candleBinary() string {
 	return frameworkFile("candle", "target", "release", "candle-scatter")
-}
-
-// candleAnswers runs the adapter with args on the request lines and
-// returns its answers, one per request.
-func candleAnswers(t *testing.T, bin string, args []string, requests []string) []map[string]any {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Stdin = strings.NewReader(strings.Join(requests, "\n") + "\n")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", bin, args, err, out)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(requests) {
-		t.Fatalf("%d answers to %d requests:\n%s", len(lines), len(requests), out)
-	}
-	ans := make([]map[string]any, len(lines))
-	for i, l := range lines {
-		if err := json.Unmarshal([]byte(l), &ans[i]); err != nil {
-			t.Fatalf("answer %d: %v: %s", i+1, err, l)
-		}
-		if id, _ := ans[i]["id"].(float64); int(id) != i {
-			t.Fatalf("answer %d has id %v: %s", i, ans[i]["id"], l)
-		}
-	}
-	return ans
 }
 
 // TestCandleAdapter: the Rust adapter over candle-core, where it is built,
@@ -65,7 +38,7 @@ func TestCandleAdapter(t *testing.T) {
 		`{"id":4,` + strings.Replace(add, `"dim":0`, `"dim":1`, 1) + `"AQAAAAAAAAABAAAAAAAAAA=="}}`,
 		`{"id":5,` + gather + `}`,
 	}
-	ans := candleAnswers(t, bin, []string{"--narrow-gather"}, requests)
+	ans := adapterAnswers(t, bin, []string{"--narrow-gather"}, requests)
 
 	t.Run("hello/name=candle-core", func(t *testing.T) {
 		h := ans[0]

@@ -33,11 +33,39 @@ func frameworkFile(fw string, elem ...string) string {
 // when it is not installed.
 func frameworkPython(fw string) string { return frameworkFile(fw, "bin", "python") }
 
+// adapterAnswers runs an adapter (the command bin with args) on the request
+// lines, whose ids are 0, 1, ..., and returns its answers, one per
+// request, each checked to carry its request's id.
+func adapterAnswers(t *testing.T, bin string, args []string, requests []string) []map[string]any {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin = strings.NewReader(strings.Join(requests, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", bin, args, err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(requests) {
+		t.Fatalf("%d answers to %d requests:\n%s", len(lines), len(requests), out)
+	}
+	ans := make([]map[string]any, len(lines))
+	for i, l := range lines {
+		if err := json.Unmarshal([]byte(l), &ans[i]); err != nil {
+			t.Fatalf("answer %d: %v: %s", i+1, err, l)
+		}
+		if id, _ := ans[i]["id"].(float64); int(id) != i {
+			t.Fatalf("answer %d has id %v: %s", i, ans[i]["id"], l)
+		}
+	}
+	return ans
+}
+
 // TestFrameworkAdapters: each framework's adapter, where its environment is
 // installed, says hello and answers a scatter_add with duplicates, a
 // negative index (unsupported where the framework by design accepts it;
-// index_out_of_range where it raises, as TensorFlow does) and a dim out of
-// range (the adapter's rule). The gate itself runs them: docs/conformance.
+// index_out_of_range where it raises, as TensorFlow does), a dim out of
+// range (the adapter's rule) and an op it does not offer (unsupported:
+// the shared wire.py). The gate itself runs them: docs/conformance.
 func TestFrameworkAdapters(t *testing.T) {
 	for _, a := range []struct{ fw, name, script, flag string }{
 		{"jax", "jax", "jax_adapter.py", ""},
@@ -61,39 +89,30 @@ func TestFrameworkAdapters(t *testing.T) {
 			if a.flag != "" {
 				args = append(args, a.flag)
 			}
-			cmd := exec.Command(py, args...)
 			// self [0 0 0] float32, index [1 1] int64, src [1 2]
 			add := `"op":"scatter_add","dim":0,"self":{"dtype":"float32","shape":[3],"data":"AAAAAAAAAAAAAAAA"},` +
 				`"src":{"dtype":"float32","shape":[2],"data":"AACAPwAAAEA="},"index":{"dtype":"int64","shape":[2],"data":`
-			cmd.Stdin = strings.NewReader(`{"id":1,"op":"hello"}` + "\n" +
-				`{"id":2,` + add + `"AQAAAAAAAAABAAAAAAAAAA=="}}` + "\n" + // [1 1]
-				`{"id":3,` + add + `"AQAAAAAAAAD//////////w=="}}` + "\n" + // [1 -1]
-				`{"id":4,` + strings.Replace(add, `"dim":0`, `"dim":1`, 1) + `"AQAAAAAAAAABAAAAAAAAAA=="}}` + "\n")
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("%s %v: %v\n%s", py, args, err, out)
-			}
-			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-			if len(lines) != 4 {
-				t.Fatalf("%d answers, want 4:\n%s", len(lines), out)
-			}
-			var ans [4]map[string]any
-			for i, l := range lines {
-				if err := json.Unmarshal([]byte(l), &ans[i]); err != nil {
-					t.Fatalf("answer %d: %v: %s", i+1, err, l)
-				}
-			}
+			ans := adapterAnswers(t, py, args, []string{
+				`{"id":0,"op":"hello"}`,
+				`{"id":1,` + add + `"AQAAAAAAAAABAAAAAAAAAA=="}}`, // [1 1]
+				`{"id":2,` + add + `"AQAAAAAAAAD//////////w=="}}`, // [1 -1]
+				`{"id":3,` + strings.Replace(add, `"dim":0`, `"dim":1`, 1) + `"AQAAAAAAAAABAAAAAAAAAA=="}}`,
+				`{"id":4,"op":"index_reduce"}`,
+			})
 			if ans[0]["name"] != a.name {
 				t.Errorf("hello names %v, want %s", ans[0]["name"], a.name)
 			}
 			if o, _ := ans[1]["out"].(map[string]any); o == nil || o["data"] != "AAAAAAAAQEAAAAAA" { // [0 3 0]
-				t.Errorf("scatter_add: %s", lines[1])
+				t.Errorf("scatter_add: %v", ans[1])
 			}
 			if e, _ := ans[2]["error"].(map[string]any); ans[2]["unsupported"] == nil && (e == nil || e["kind"] != "index_out_of_range") {
-				t.Errorf("a negative index: %s, want unsupported, or index_out_of_range where the framework checks", lines[2])
+				t.Errorf("a negative index: %v, want unsupported, or index_out_of_range where the framework checks", ans[2])
 			}
 			if e, _ := ans[3]["error"].(map[string]any); e == nil || e["kind"] != "dim_out_of_range" {
-				t.Errorf("dim 1 of a 1-d self: %s, want dim_out_of_range", lines[3])
+				t.Errorf("dim 1 of a 1-d self: %v, want dim_out_of_range", ans[3])
+			}
+			if ans[4]["unsupported"] == nil {
+				t.Errorf("an op the adapter does not offer: %v, want unsupported", ans[4])
 			}
 		})
 	}
