@@ -3,6 +3,7 @@ package properties_test
 import (
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/callgen"
 	"github.com/scatterconf/scatter/properties"
 )
 
@@ -227,4 +229,40 @@ func theCall(failure string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestMutantsAnswerEveryCall runs every mutant of every profile on drawn
+// calls of every operation, valid and broken toward an error path: each
+// must answer (a result or an error), never panic, but the one whose bug
+// is a panic. A mutant that panics on calls outside its bug would be
+// "killed" by any property that draws them, and the gate could not
+// compare it with a failure (likely.go skips a mutant that panics).
+func TestMutantsAnswerEveryCall(t *testing.T) {
+	for _, p := range scatter.Profiles {
+		r := rand.New(rand.NewPCG(1, uint64(p)))
+		var calls []scatter.Call
+		for len(calls) < 1500 {
+			op := scatter.Ops[r.IntN(len(scatter.Ops))]
+			if c, err := callgen.DrawCall(r, op, callgen.Options{Profile: p, FaultPercent: 20}); err == nil {
+				calls = append(calls, c)
+			}
+		}
+		for _, m := range properties.MutantsFor(p) {
+			if m.Name == "panics-on-empty-index" {
+				continue
+			}
+			t.Run(p.String()+"/"+m.Name, func(t *testing.T) {
+				for _, c := range calls {
+					func() {
+						defer func() {
+							if e := recover(); e != nil {
+								t.Fatalf("panics on %v: %v", c, e)
+							}
+						}()
+						_, _ = m.Backend.Run(scatter.CloneCall(c))
+					}()
+				}
+			})
+		}
+	}
 }

@@ -257,6 +257,11 @@ func narrowIndexBound(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 	if err != nil {
 		return res, err
 	}
+	switch c.(type) {
+	case scatter.Scatter, scatter.ScatterAdd, scatter.ScatterReduce:
+	default:
+		return res, err
+	}
 	if _, _, index, _ := dimParts(c); index.DType() != scatter.DTInt32 {
 		return res, err
 	}
@@ -273,12 +278,12 @@ func narrowIndexBound(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 // which is cut off the result. ok is false when the call is not a
 // dim-scatter or still fails.
 func dropUpdates(b scatter.Backend, c scatter.Call, drop func(v int64, size int) bool) (scatter.Result, bool) {
-	self, dim, index, _ := dimParts(c)
 	switch c.(type) {
 	case scatter.Scatter, scatter.ScatterAdd, scatter.ScatterReduce:
 	default:
 		return scatter.Result{}, false
 	}
+	self, dim, index, _ := dimParts(c)
 	d, ok := scatter.WrapDim(dim, self.Dim())
 	if !ok || self.Validate() != nil || index.Validate() != nil || !index.DType().IsIndex() || self.Dim() == 0 {
 		return scatter.Result{}, false
@@ -364,7 +369,7 @@ func gatherIndexSizedOffsets(b scatter.Backend, c scatter.Call) (scatter.Result,
 		return res, err
 	}
 	d, _ := scatter.WrapDim(x.Dim, x.Input.Dim())
-	if x.Input.Dim() == 0 || slices.Equal(x.Index.Shape, x.Input.Shape) {
+	if x.Input.Dim() == 0 || len(x.Index.Shape) != x.Input.Dim() || slices.Equal(x.Index.Shape, x.Input.Shape) {
 		return res, err
 	}
 	shape := slices.Clone(x.Index.Shape)
@@ -393,6 +398,9 @@ func gatherSmallerIndexRejected(b scatter.Backend, c scatter.Call) (scatter.Resu
 		return res, err
 	}
 	d, _ := scatter.WrapDim(x.Dim, x.Input.Dim())
+	if len(x.Index.Shape) != len(x.Input.Shape) {
+		return res, err // 0-d against 1-d: no dimension besides dim
+	}
 	for k, s := range x.Index.Shape {
 		if k != d && s != x.Input.Shape[k] {
 			return scatter.Result{}, scatter.Errorf(scatter.ErrShapeMismatch,
