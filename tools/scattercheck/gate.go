@@ -768,6 +768,10 @@ func randomCase(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Profil
 	}
 	if ro.fail == nil {
 		cr.Status = stPass
+		if ro.checks > 0 && ro.unsupported == ro.checks {
+			// nothing was judged: not a pass (checkNothingPassed counts on it)
+			cr.Status, cr.Reason = stSkip, "every call was answered unsupported (not offered)"
+		}
 		return cr
 	}
 	rf := ro.fail

@@ -13,7 +13,8 @@ import (
 // that a mistyped command line is refused before anything runs.
 
 // TestNothingPassedFails: a run in which no case passed does not pass,
-// whatever the reason, and says why.
+// whatever the reason, and says why; a random case or a property whose
+// every call was answered unsupported did not pass.
 func TestNothingPassedFails(t *testing.T) {
 	dir := t.TempDir()
 	star := filepath.Join(dir, "xfail")
@@ -31,6 +32,10 @@ func TestNothingPassedFails(t *testing.T) {
 		{"all xfail", []string{"-impl", "false", "-xfail", star, "-suites", "spec"}, "no case passed"},
 		// the parts asked for hold nothing for these operations
 		{"nothing run", []string{"-ops", "gather", "-suites", "random", "-checks", "0", "-profile", "torch-2"}, "no case passed"},
+		// every call answered unsupported, which -allow-unsupported allows:
+		// a random case or a property that judged nothing is no pass
+		{"every call declined", []string{"-impl", helperImpl(t, "unsupported"), "-allow-unsupported", "-ops", "gather,scatter_add",
+			"-suites", "random,properties", "-checks", "5", "-properties-tier", "short", "-profile", "torch-2"}, "no case passed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errb := runCmd(t, nil, c.args...)

@@ -125,6 +125,10 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 		case pr.Failed:
 			cr.Status = stFail
 			cr.Failure = propertyFailure(pr, p, cfg.level, rep.Seed, g)
+		case pr.Unsupported > 0 && pr.Unsupported+pr.Vacuous >= pr.Cases:
+			// nothing was judged: not a pass (checkNothingPassed counts on it)
+			cr.Status, cr.Reason = stSkip, fmt.Sprintf("no case was judged: %d answered unsupported, the other %d did not meet the property's premise",
+				pr.Unsupported, pr.Cases-pr.Unsupported)
 		default:
 			cr.Status = stPass
 		}
