@@ -54,6 +54,9 @@ import traceback
 
 import numpy as np
 
+from failure import AdapterError, fail
+from tsrules import check_size, contiguous_strides, expand_strides, check_expanded_int32, ts_index_max, ts_broadcast, ts_broadcast_strides
+
 PROTOCOL = 1
 
 OPS = [
@@ -78,20 +81,6 @@ NAME_OF = {dt.newbyteorder("="): name for name, dt in DTYPES.items()}
 NAME_OF.update({dt: name for name, dt in DTYPES.items()})
 
 MAX_OUTPUT_ELEMS = int(os.environ.get("SCATTER_ADAPTER_MAX_ELEMS", str(1 << 28)))
-
-
-class AdapterError(Exception):
-    """A rejection with its protocol kind ("unsupported" for the
-    unsupported answer)."""
-
-    def __init__(self, kind, message):
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-
-def fail(kind, message):
-    raise AdapterError(kind, message)
 
 
 def name_of(a):
@@ -457,50 +446,6 @@ def op_gather(inp, dim, index):
     return np.take_along_axis(block, i.astype(np.int64), axis=dim).reshape(index.shape)
 
 
-def check_size(shape):
-    if math.prod(shape) > MAX_OUTPUT_ELEMS:
-        fail("unsupported", "the adapter does not allocate an output of shape %s" % (list(shape),))
-
-
-def contiguous_strides(shape):
-    st = [1] * len(shape)
-    for d in range(len(shape) - 2, -1, -1):
-        st[d] = st[d + 1] * shape[d + 1]
-    return st
-
-
-def expand_strides(shape, strides, to):
-    """torch's expand of a layout of the same rank: a size-1 dimension
-    stretched gets stride 0."""
-    return [strides[d] if shape[d] == to[d] else 0 for d in range(len(to))]
-
-
-def expanded_index_path(dtype, out_shape, wd, shape, strides, src_contiguous):
-    """Whether out.scatter_add_(wd, index, src) takes PyTorch 2's fast path
-    for an expanded index (can_use_expanded_index_path), whose kernel reads
-    the index as int64, so that an int32 index there fails with "expected
-    scalar type Long but found Int" (torch 2.14): a floating out, neither
-    out nor the index empty or 0-d, dim 0, at least 16 index elements per
-    index of dim 0, the index's dim-0 stride 1 and every other 0 or 1, src
-    contiguous. The strides are torch's, in elements."""
-    if not np.issubdtype(dtype, np.floating) or wd != 0 or len(out_shape) == 0 or len(shape) == 0:
-        return False
-    if math.prod(shape) == 0 or math.prod(out_shape) == 0 or not src_contiguous:
-        return False
-    if math.prod(shape) // shape[0] < 16 or strides[0] != 1:
-        return False
-    return all(st <= 1 for st in strides[1:])
-
-
-def check_expanded_int32(dtype, out_shape, wd, shape, strides, src_contiguous, index_dtype):
-    if index_dtype == np.int32 and expanded_index_path(dtype, out_shape, wd, shape, strides, src_contiguous):
-        fail("index_dtype", "expected scalar type Long but found Int (scatter_add_'s expanded-index path)")
-
-
-def ts_index_max(index):
-    return 0 if index.size == 0 else int(index.max()) + 1
-
-
 def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
     """torch_scatter 1.x scatter_add (SEMANTICS.md 8.3), with NumPy."""
     n = src.ndim
@@ -536,7 +481,7 @@ def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
         size[dim] = dim_size if dim_size is not None else ts_index_max(index)
         if size[dim] < 0:
             fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
-        check_size(size)
+        check_size(size, MAX_OUTPUT_ELEMS)
         # new_full: torch 2.14 does not range-check one float16 element
         one_half = math.prod(size) == 1 and src.dtype == np.float16
         out = np.full(size, scalar_to(fill_value, src.dtype, checked=not one_half), dtype=src.dtype)
@@ -570,34 +515,6 @@ def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
     return out
 
 
-def ts_broadcast(t, other_shape, dim):
-    """torch_scatter 2.x broadcast(src, other, dim)."""
-    nd = len(other_shape)
-    if dim < 0:
-        dim = nd + dim
-    if t.ndim == 1:
-        t = t.reshape((1,) * dim + t.shape)
-    while t.ndim < nd:
-        t = t.reshape(t.shape + (1,))
-    try:
-        return np.broadcast_to(t, other_shape)
-    except ValueError as e:
-        fail("shape_mismatch", "The expanded size of the tensor must match the existing size: %s" % e)
-
-
-def ts_broadcast_strides(ishape, dim, to):
-    """The strides (torch's, in elements) of broadcast(index, src, dim) for
-    a contiguous index: a 1-d index unsqueezed at the front dim times, then
-    at the end up to src's rank, then expanded."""
-    sh, st = list(ishape), contiguous_strides(ishape)
-    if len(sh) == 1:
-        while len(sh) < dim + 1:
-            sh, st = [1] + sh, [sh[0] * st[0]] + st
-    while len(sh) < len(to):
-        sh, st = sh + [1], st + [1]
-    return expand_strides(sh, st, to)
-
-
 def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
     """torch_scatter 2.x scatter (SEMANTICS.md 8.1), with NumPy: sum, add,
     mean and mul; min and max need an arg NumPy cannot give."""
@@ -622,7 +539,7 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
         size[dim] = dim_size if dim_size is not None else ts_index_max(bindex)
         if size[dim] < 0:
             fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
-        check_size(size)
+        check_size(size, MAX_OUTPUT_ELEMS)
         out = np.full(size, 1 if reduce == "mul" else 0, dtype=src.dtype)
     elif reduce == "mul":
         # the C++ kernel: out's dimensions other than dim are src's
@@ -735,7 +652,7 @@ def op_fs_scatter(indices, shape, src):
             fail("shape_mismatch", "Cannot broadcast shape %s to shape %s" % (list(t.shape), S))
     if src.dtype == np.bool_:
         fail("unsupported_dtype", "Tensor.scatter: the element type bool has no addition")
-    check_size(shape)
+    check_size(shape, MAX_OUTPUT_ELEMS)
     idx = tuple(np.broadcast_to(t, S) if t is not None else positional(k, S) for k, t in enumerate(indices))
     trgt = np.zeros(shape, dtype=src.dtype)
     if src.size and idx:
@@ -765,7 +682,7 @@ def op_fs_gather(indices, src):
     for k in range(len(T), len(S)):
         if indices[k] is None:
             fail("invalid_argument", "Index dimensions beyond the number of target dimensions must not be None.")
-    check_size(T)
+    check_size(T, MAX_OUTPUT_ELEMS)
     idx = tuple(np.broadcast_to(t, T) if t is not None else positional(k, T) for k, t in enumerate(indices))
     if math.prod(T) == 0:
         return np.zeros(T, dtype=src.dtype)

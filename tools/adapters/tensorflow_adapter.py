@@ -97,6 +97,7 @@ import numpy as np  # noqa: E402
 
 from wire import PROTOCOL, MAX_ELEMS, DTYPES, fail, name_of, serve  # noqa: E402
 from torchrules import as1d, scalar_to, scatter_checks, gather_checks, identity, dim_targets  # noqa: E402
+from tsrules import check_size, contiguous_strides, expand_strides, check_expanded_int32, ts_index_max, ts_broadcast, ts_broadcast_strides  # noqa: E402
 
 import tensorflow as tf  # noqa: E402
 
@@ -229,48 +230,6 @@ def ts_mean_count(index, dim, size):
         tf.tensor_scatter_nd_add(tf.zeros(csize, tf.int64), t, tf.ones([t.shape[0]], tf.int64))
 
 
-def check_size(shape):
-    if math.prod(shape) > MAX_OUTPUT_ELEMS:
-        fail("unsupported", "the adapter does not allocate an output of shape %s" % (list(shape),))
-
-
-def contiguous_strides(shape):
-    st = [1] * len(shape)
-    for d in range(len(shape) - 2, -1, -1):
-        st[d] = st[d + 1] * shape[d + 1]
-    return st
-
-
-def expand_strides(shape, strides, to):
-    """torch's expand of a layout of the same rank: a size-1 dimension
-    stretched gets stride 0."""
-    return [strides[d] if shape[d] == to[d] else 0 for d in range(len(to))]
-
-
-def expanded_index_path(dtype, out_shape, wd, shape, strides, src_contiguous):
-    """Whether out.scatter_add_(wd, index, src) takes PyTorch 2's fast path
-    for an expanded index, whose kernel reads the index as int64 (an int32
-    index there fails with "expected scalar type Long but found Int")."""
-    if not np.issubdtype(dtype, np.floating) and dtype != DTYPES["bfloat16"]:
-        return False
-    if wd != 0 or len(out_shape) == 0 or len(shape) == 0:
-        return False
-    if math.prod(shape) == 0 or math.prod(out_shape) == 0 or not src_contiguous:
-        return False
-    if math.prod(shape) // shape[0] < 16 or strides[0] != 1:
-        return False
-    return all(st <= 1 for st in strides[1:])
-
-
-def check_expanded_int32(dtype, out_shape, wd, shape, strides, src_contiguous, index_dtype):
-    if index_dtype == np.int32 and expanded_index_path(dtype, out_shape, wd, shape, strides, src_contiguous):
-        fail("index_dtype", "expected scalar type Long but found Int (scatter_add_'s expanded-index path)")
-
-
-def ts_index_max(index):
-    return 0 if index.size == 0 else int(index.max()) + 1
-
-
 def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
     """torch_scatter 1.x scatter_add (SEMANTICS.md 8.3): out (or a new
     tensor of fill_value) with unsorted_segment_sum."""
@@ -307,7 +266,7 @@ def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
         size[dim] = dim_size if dim_size is not None else ts_index_max(index)
         if size[dim] < 0:
             fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
-        check_size(size)
+        check_size(size, MAX_OUTPUT_ELEMS)
         # new_full: torch 2.14 does not range-check one float16 element
         one_half = math.prod(size) == 1 and src.dtype == np.float16
         out = np.full(size, scalar_to(fill_value, src.dtype, checked=not one_half), dtype=src.dtype)
@@ -333,32 +292,6 @@ def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
                 fail("shape_mismatch", "Expected index to be smaller than self apart from dimension %d" % dim)
         out = ts_segment("sum", out, dim, index, src)
     return out
-
-
-def ts_broadcast(t, other_shape, dim):
-    """torch_scatter 2.x broadcast(src, other, dim)."""
-    nd = len(other_shape)
-    if dim < 0:
-        dim = nd + dim
-    if t.ndim == 1:
-        t = t.reshape((1,) * dim + t.shape)
-    while t.ndim < nd:
-        t = t.reshape(t.shape + (1,))
-    try:
-        return np.broadcast_to(t, other_shape)
-    except ValueError as e:
-        fail("shape_mismatch", "The expanded size of the tensor must match the existing size: %s" % e)
-
-
-def ts_broadcast_strides(ishape, dim, to):
-    """The strides of broadcast(index, src, dim) for a contiguous index."""
-    sh, st = list(ishape), contiguous_strides(ishape)
-    if len(sh) == 1:
-        while len(sh) < dim + 1:
-            sh, st = [1] + sh, [sh[0] * st[0]] + st
-    while len(sh) < len(to):
-        sh, st = sh + [1], st + [1]
-    return expand_strides(sh, st, to)
 
 
 def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
@@ -389,7 +322,7 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
         size[dim] = dim_size if dim_size is not None else ts_index_max(bindex)
         if size[dim] < 0:
             fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
-        check_size(size)
+        check_size(size, MAX_OUTPUT_ELEMS)
         out = np.full(size, 1 if reduce == "mul" else 0, dtype=src.dtype)
     elif reduce == "mul":
         if out.ndim != n or any(out.shape[d] != src.shape[d] for d in range(n) if d != dim):

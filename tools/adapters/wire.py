@@ -23,6 +23,8 @@ import traceback
 import ml_dtypes
 import numpy as np
 
+from failure import AdapterError, fail  # noqa: F401 (the adapters import them from here)
+
 PROTOCOL = 1
 
 # the largest tensor an adapter takes (elements); past it a call is
@@ -44,20 +46,6 @@ DTYPES = {
 }
 NAME_OF = {dt.newbyteorder("="): name for name, dt in DTYPES.items()}
 NAME_OF.update({dt: name for name, dt in DTYPES.items()})
-
-
-class AdapterError(Exception):
-    """A rejection with its protocol kind ("unsupported" for the
-    unsupported answer)."""
-
-    def __init__(self, kind, message):
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-
-def fail(kind, message):
-    raise AdapterError(kind, message)
 
 
 def name_of(a):
