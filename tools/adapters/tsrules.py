@@ -85,3 +85,75 @@ def ts_broadcast_strides(ishape, dim, to):
     while len(sh) < len(to):
         sh, st = sh + [1], st + [1]
     return expand_strides(sh, st, to)
+
+
+def ts1_prepare(src, index, dim, out, dim_size, fill_value, convert, limit):
+    """torch_scatter 1.x scatter_add (SEMANTICS.md 8.3) up to the
+    out.scatter_add_(dim, index, src) it ends with: dim wrapped, the index
+    broadcast against src, a new output of fill_value (convert is the
+    adapter's scalar_to; limit bounds its elements) or a copy of out, and
+    every check PyTorch makes on the way, in its order. It returns (out,
+    index, src, dim) for the adapter to scatter-add src into out when the
+    index is not empty (the index values are the adapter's to check)."""
+    n = src.ndim
+    if not -n <= dim < n:
+        fail("dim_out_of_range", "dim %d of a %d-dimensional src" % (dim, n))
+    dim = dim + n if dim < 0 else dim
+    idx_dtype = index.dtype
+    orig_index, src_shape = index, list(src.shape)
+    if index.ndim == 1:
+        view = [1] * n
+        view[dim] = src.shape[dim]
+        if index.size > 0:
+            if index.size != src.shape[dim]:
+                fail("shape_mismatch", "shape '%s' is invalid for input of size %d" % (view, index.size))
+            index = np.broadcast_to(index.reshape(view), src.shape)
+        else:
+            index = np.zeros(view, dtype=np.int64)  # torch_scatter: new_empty, uninitialised
+            idx_dtype = index.dtype
+    if src.ndim != index.ndim:
+        fail("shape_mismatch", "Number of dimensions of src and index tensor do not match, got %d and %d" % (src.ndim, index.ndim))
+    shape = []
+    for s, i in zip(src.shape, index.shape):
+        t = s if (s == i and s != 1 and i != 1) else max(i, s)
+        if (s != t and s != 1) or (i != t and i != 1):
+            fail("shape_mismatch", "The expanded size of the tensor (%d) must match the existing size (%d)" % (t, s if s != t else i))
+        shape.append(t)
+    src = np.broadcast_to(src, shape)
+    index = np.broadcast_to(index, shape)
+    if out is None:
+        size = list(shape)
+        if dim_size is None and index.size and not np.issubdtype(idx_dtype, np.integer) and idx_dtype != np.bool_:
+            fail("index_dtype", "new_full(): argument 'size' must be a tuple of ints, but index.max() is a %s" % index.dtype.name)
+        size[dim] = dim_size if dim_size is not None else ts_index_max(index)
+        if size[dim] < 0:
+            fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
+        check_size(size, limit)
+        # new_full: torch 2.14 does not range-check one float16 element
+        one_half = math.prod(size) == 1 and src.dtype == np.float16
+        out = np.full(size, convert(fill_value, src.dtype, checked=not one_half), dtype=src.dtype)
+    # out.scatter_add_(dim, index, src): the index dtype (unless the index
+    # is empty; an empty 1-d index became an int64 one), then src's dtype
+    if index.size and idx_dtype not in (np.int32, np.int64):
+        fail("index_dtype", "scatter(): Expected dtype int32/int64 for index")
+    if out.dtype != src.dtype:
+        fail("dtype_mismatch", "scatter(): Expected self.dtype to be equal to src.dtype")
+    out = out.copy()
+    if index.size and orig_index.ndim >= 1:
+        # the index gen hands to scatter_add_: a 1-d one viewed along dim
+        # and expanded to src, then to the broadcast shape
+        if orig_index.ndim == 1:
+            view = [1] * n
+            view[dim] = src_shape[dim]
+            ist = expand_strides(src_shape, expand_strides(view, contiguous_strides(view), src_shape), shape)
+        else:
+            ist = expand_strides(list(orig_index.shape), contiguous_strides(orig_index.shape), shape)
+        src_contig = all(a == b or a != 1 for a, b in zip(src_shape, shape))
+        check_expanded_int32(src.dtype, out.shape, dim, shape, ist, src_contig, idx_dtype)
+    if index.size:
+        if out.ndim != index.ndim:
+            fail("shape_mismatch", "Index tensor must have the same number of dimensions as self tensor")
+        for d in range(out.ndim):
+            if d != dim and index.shape[d] > out.shape[d]:
+                fail("shape_mismatch", "Expected index to be smaller than self apart from dimension %d" % dim)
+    return out, index, src, dim
