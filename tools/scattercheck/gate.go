@@ -770,7 +770,7 @@ func randomCase(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Profil
 		cr.Status = stPass
 		if ro.checks > 0 && ro.unsupported == ro.checks {
 			// nothing was judged: not a pass (checkNothingPassed counts on it)
-			cr.Status, cr.Reason = stSkip, "every call was answered unsupported (not offered)"
+			cr.Status, cr.Reason = stSkip, declinedRandom
 		}
 		return cr
 	}
@@ -789,6 +789,13 @@ func randomCase(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Profil
 	}
 	return cr
 }
+
+// declinedRandom is the reason of a random case whose every call was
+// answered unsupported, and declinedProperty the start of a property's.
+const (
+	declinedRandom   = "every call was answered unsupported (not offered)"
+	declinedProperty = "no case was judged: "
+)
 
 // randomCaseID is the case id of the random calls of one operation and
 // dtype.

@@ -35,7 +35,7 @@ func TestNothingPassedFails(t *testing.T) {
 		// every call answered unsupported, which -allow-unsupported allows:
 		// a random case or a property that judged nothing is no pass
 		{"every call declined", []string{"-impl", helperImpl(t, "unsupported"), "-allow-unsupported", "-ops", "gather,scatter_add",
-			"-suites", "random,properties", "-checks", "5", "-properties-tier", "short", "-profile", "torch-2"}, "no case passed"},
+			"-suites", "random,properties", "-checks", "5", "-properties-tier", "short", "-profile", "torch-2"}, "answered unsupported to every call"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errb := runCmd(t, nil, c.args...)

@@ -127,9 +127,9 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 			cr.Failure = propertyFailure(pr, p, cfg.level, rep.Seed, g)
 		case pr.Unsupported > 0 && pr.Unsupported+pr.Vacuous >= pr.Cases:
 			// nothing was judged: not a pass (checkNothingPassed counts on it)
-			cr.Status, cr.Reason = stSkip, fmt.Sprintf("no case was judged: all %d answered unsupported", pr.Cases)
+			cr.Status, cr.Reason = stSkip, fmt.Sprintf(declinedProperty+"all %d answered unsupported", pr.Cases)
 			if pr.Unsupported < pr.Cases {
-				cr.Reason = fmt.Sprintf("no case was judged: %d answered unsupported, the other %d did not meet the property's premise",
+				cr.Reason = fmt.Sprintf(declinedProperty+"%d answered unsupported, the other %d did not meet the property's premise",
 					pr.Unsupported, pr.Cases-pr.Unsupported)
 			}
 		default:

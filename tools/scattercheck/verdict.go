@@ -61,6 +61,9 @@ func checkNothingPassed(runs []*runReport, unavailable map[*runReport]bool) []st
 		if c[stXfail] > 0 {
 			reason += "; expected failures do not count as passes"
 		}
+		if slices.ContainsFunc(r.Cases, declinedAll) {
+			reason += "; the implementation answered unsupported to every call it was asked (-allow-unsupported skips them)"
+		}
 		reasons = append(reasons, fmt.Sprintf("%s (%v): %s", strings.TrimSpace(r.Impl.Name+" "+r.Impl.Version), r.Profile, reason))
 		r.Cases = append(r.Cases, &caseResult{ID: "gate/nothing-passed", Source: "gate", Status: stFail,
 			Origin: "the gate: a run passes only when some case passed",
@@ -68,6 +71,12 @@ func checkNothingPassed(runs []*runReport, unavailable map[*runReport]bool) []st
 				".\nCheck -labels, -ops, -suites and -checks, the implementation's hello (the operations and dtypes it claims) and the -xfail file."}})
 	}
 	return reasons
+}
+
+// declinedAll reports whether a case was skipped because every call of it
+// was answered unsupported.
+func declinedAll(cr *caseResult) bool {
+	return cr.Status == stSkip && (cr.Reason == declinedRandom || strings.HasPrefix(cr.Reason, declinedProperty))
 }
 
 var statusWords = map[status]string{stFail: "failed", stUnsup: "unsupported", stXfail: "expected failures", stSkip: "skipped"}
