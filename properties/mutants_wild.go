@@ -257,12 +257,7 @@ func narrowIndexBound(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 	if err != nil {
 		return res, err
 	}
-	switch c.(type) {
-	case scatter.Scatter, scatter.ScatterAdd, scatter.ScatterReduce:
-	default:
-		return res, err
-	}
-	if _, _, index, _ := dimParts(c); index.DType() != scatter.DTInt32 {
+	if !isDimScatter(c) || dimIndex(c).DType() != scatter.DTInt32 {
 		return res, err
 	}
 	r1, ok := dropUpdates(b, c, func(v int64, size int) bool { return v >= int64(int8(size)) })
@@ -278,12 +273,10 @@ func narrowIndexBound(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 // which is cut off the result. ok is false when the call is not a
 // dim-scatter or still fails.
 func dropUpdates(b scatter.Backend, c scatter.Call, drop func(v int64, size int) bool) (scatter.Result, bool) {
-	switch c.(type) {
-	case scatter.Scatter, scatter.ScatterAdd, scatter.ScatterReduce:
-	default:
+	if !isDimScatter(c) {
 		return scatter.Result{}, false
 	}
-	self, dim, index, _ := dimParts(c)
+	self, dim, index, src := dimParts(c)
 	d, ok := scatter.WrapDim(dim, self.Dim())
 	if !ok || self.Validate() != nil || index.Validate() != nil || !index.DType().IsIndex() || self.Dim() == 0 {
 		return scatter.Result{}, false
@@ -300,7 +293,6 @@ func dropUpdates(b scatter.Backend, c scatter.Call, drop func(v int64, size int)
 	if !any {
 		return scatter.Result{}, false
 	}
-	_, _, _, src := dimParts(c)
 	r, err := b.Run(withDimParts(c, extendAlong(self, d), idx, src))
 	if err != nil {
 		return scatter.Result{}, false

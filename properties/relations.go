@@ -409,6 +409,16 @@ func isSum(call scatter.Call) bool {
 	return false
 }
 
+// isDimScatter reports whether call is a dim-scatter (scatter,
+// scatter_add, scatter_reduce): a call dimParts takes apart.
+func isDimScatter(call scatter.Call) bool {
+	switch call.(type) {
+	case scatter.Scatter, scatter.ScatterAdd, scatter.ScatterReduce:
+		return true
+	}
+	return false
+}
+
 // dimParts returns a dim-scatter call's self, dim, index and src.
 func dimParts(call scatter.Call) (self scatter.Tensor, dim int, index, src scatter.Tensor) {
 	switch x := call.(type) {

@@ -127,11 +127,11 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 			cr.Failure = propertyFailure(pr, p, cfg.level, rep.Seed, g)
 		case pr.Unsupported > 0 && pr.Unsupported+pr.Vacuous >= pr.Cases:
 			// nothing was judged: not a pass (checkNothingPassed counts on it)
-			cr.Status, cr.Reason = stSkip, fmt.Sprintf(declinedProperty+"all %d answered unsupported", pr.Cases)
+			why := fmt.Sprintf("all %d answered unsupported", pr.Cases)
 			if pr.Unsupported < pr.Cases {
-				cr.Reason = fmt.Sprintf(declinedProperty+"%d answered unsupported, the other %d did not meet the property's premise",
-					pr.Unsupported, pr.Cases-pr.Unsupported)
+				why = fmt.Sprintf("%d answered unsupported, the other %d did not meet the property's premise", pr.Unsupported, pr.Cases-pr.Unsupported)
 			}
+			cr.Status, cr.Reason = stSkip, declinedProperty+why
 		default:
 			cr.Status = stPass
 		}
