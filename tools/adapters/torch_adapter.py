@@ -52,6 +52,8 @@ import traceback
 import numpy as np
 import torch
 
+from failure import AdapterError, fail
+
 PROTOCOL = 1
 
 OPS = [
@@ -90,20 +92,6 @@ if os.environ.get("SCATTER_ADAPTER_TORCH_SCATTER", "") != "emulate":
 # The adapter declines (answers "unsupported") outputs with more elements
 # than this, so that an absurd dim_size or shape cannot exhaust memory.
 MAX_OUTPUT_ELEMS = int(os.environ.get("SCATTER_ADAPTER_MAX_ELEMS", str(1 << 28)))
-
-
-class AdapterError(Exception):
-    """A rejection with its protocol kind ("unsupported" for the
-    unsupported answer)."""
-
-    def __init__(self, kind, message):
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-
-def fail(kind, message):
-    raise AdapterError(kind, message)
 
 
 # PyTorch's messages -> the protocol's kinds, first match wins.
