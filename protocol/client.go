@@ -444,6 +444,7 @@ type child struct {
 	br     *bufio.Reader
 
 	stderr *os.File // our end of its standard error, copied into the Client's tail
+	guard  *os.File // the write end of its group's guard (startGuard), or nil
 
 	exited    chan struct{} // closed once cmd.Wait has returned
 	waitErr   error         // cmd.Wait's error, once exited is closed
@@ -473,11 +474,10 @@ func startChild(command string, opts ClientOptions, stderr io.Writer) (*child, e
 		outW.Close()
 		return nil, err
 	}
-	cmd := exec.Command("sh", "-c", command)
+	cmd := groupCommand(command)
 	cmd.Env = append(os.Environ(), opts.Env...)
 	cmd.Dir = opts.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	setProcessGroup(cmd)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -488,7 +488,8 @@ func startChild(command string, opts ClientOptions, stderr io.Writer) (*child, e
 		errR.Close()
 		return nil, err
 	}
-	p := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, br: bufio.NewReaderSize(outR, 64<<10),
+	guard := startGuard(cmd.Process.Pid)
+	p := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, guard: guard, br: bufio.NewReaderSize(outR, 64<<10),
 		exited: make(chan struct{}), errCopied: make(chan struct{})}
 	go func() {
 		io.CopyBuffer(stderr, errR, make([]byte, 32<<10))
@@ -557,6 +558,9 @@ func (p *child) closePipes() {
 	case <-time.After(time.Second):
 	}
 	p.stderr.Close()
+	if p.guard != nil {
+		p.guard.Close() // the group is gone: its guard has nothing left to end
+	}
 }
 
 // tailWriter keeps the last max bytes written to it.

@@ -59,6 +59,14 @@ func TestHelperProcess(t *testing.T) {
 			}
 			fmt.Printf("{\"id\":%d,\"seconds\":[0.5,-1]}\n", req.ID)
 		}
+	case "client": // a Client of the command in PROTOCOL_TEST_IMPL, its leader's pid printed, then waiting to be killed
+		c, err := NewClient(os.Getenv("PROTOCOL_TEST_IMPL"), ClientOptions{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			os.Exit(1)
+		}
+		fmt.Println(c.live.Load().cmd.Process.Pid)
+		time.Sleep(time.Hour)
 	case "protocol2":
 		var buf [256]byte
 		os.Stdin.Read(buf[:])

@@ -3,8 +3,10 @@
 package protocol
 
 import (
+	"bufio"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -109,6 +111,39 @@ func TestClientEndsTheProcessGroup(t *testing.T) {
 			waitGone(t, "its grandchild", gpid)
 		})
 	}
+}
+
+// TestClientKilledOutright: when the process that holds the Client dies
+// without ending the implementation (SIGKILL here; a crash or the
+// out-of-memory killer alike), the implementation's group goes with it,
+// even an implementation that never reads its standard input again (so
+// never sees it close) and its grandchild.
+func TestClientKilledOutright(t *testing.T) {
+	impl, pid := spawning(t, "stall", false)
+	holder := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+	holder.Env = append(os.Environ(), helperEnv+"=client", "PROTOCOL_TEST_IMPL="+impl)
+	out, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Process.Kill()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	leader, perr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || perr != nil {
+		t.Fatalf("the Client's holder did not print its implementation's pid: %q, %v", line, err)
+	}
+	gpid := pid()
+	time.Sleep(100 * time.Millisecond)
+	if !alive(leader) || !alive(gpid) {
+		t.Fatal("the implementation or its grandchild ended before the holder was killed")
+	}
+	holder.Process.Kill()
+	holder.Wait()
+	waitGone(t, "the implementation", leader)
+	waitGone(t, "its grandchild", gpid)
 }
 
 // TestClientContextEndsAStart: a context done while the implementation

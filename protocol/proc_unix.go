@@ -3,14 +3,47 @@
 package protocol
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
 
-// setProcessGroup puts the child in a process group of its own, so that
-// the signals reach whatever sh -c started.
-func setProcessGroup(cmd *exec.Cmd) {
+// groupCommand returns the command that runs command with sh in a process
+// group of its own, so that the signals reach whatever it started.
+func groupCommand(command string) *exec.Cmd {
+	cmd := exec.Command("sh", "-c", command)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// startGuard puts a guard into the process group pgid (a started
+// groupCommand's) and returns the write end of its pipe, to be closed only
+// once the group has ended; nil when no guard could be started (the group
+// is already gone). The guard is a shell that blocks reading the pipe and,
+// at end of file, kills the whole group. Only this process holds the
+// write end, so the end of file comes when this process dies without
+// ending the group itself (SIGKILL, a crash, the out-of-memory killer):
+// nothing the implementation started outlives it, not even a hung
+// implementation that never reads its standard input again. It holds none
+// of the implementation's pipes and is no child of its leader (so no
+// part of its process tree's memory); ending the group the usual way
+// (SIGTERM) ends it too.
+func startGuard(pgid int) *os.File {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil
+	}
+	g := exec.Command("sh", "-c", "read guard; kill -KILL 0")
+	g.Stdin = r // standard output and error: the null device
+	g.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
+	err = g.Start()
+	r.Close()
+	if err != nil {
+		w.Close()
+		return nil
+	}
+	go g.Wait()
+	return w
 }
 
 // signalGroup sends the child's process group SIGTERM (kill false) or
