@@ -45,16 +45,12 @@ A bad request never ends the adapter; it exits when standard input closes.
 
 import base64
 import binascii
-import json
 import math
 import os
-import re
-import sys
-import traceback
 
 import numpy as np
 
-from failure import AdapterError, fail
+from lines import Fields, fail, serve
 from tsrules import check_size, check_expanded_int32, ts_index_max, ts_broadcast, ts_broadcast_strides, ts1_prepare
 
 PROTOCOL = 1
@@ -150,16 +146,6 @@ def encode_result(a):
         fail("invalid_argument", "result has dtype %s, which the protocol lacks" % a.dtype)
     raw = np.ascontiguousarray(a).astype(DTYPES[name], copy=False).tobytes()
     return {"dtype": name, "shape": list(a.shape), "data": base64.b64encode(raw).decode("ascii")}
-
-
-def decode_scalar(v, name):
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, (int, float)):
-        return v
-    if isinstance(v, str) and v in ("nan", "inf", "-inf"):
-        return float(v)
-    fail("invalid_argument", "%s: %r is not a number, \"nan\", \"inf\" or \"-inf\"" % (name, v))
 
 
 # ------------------------------------------------------- PyTorch's rules
@@ -635,74 +621,10 @@ def op_fs_gather(indices, src):
 # ---------------------------------------------------------------- requests
 
 
-class Fields:
-    def __init__(self, req):
-        self.req = req
-
-    def has(self, key):
-        return self.req.get(key) is not None
-
-    def tensor(self, key, required=True):
-        v = self.req.get(key)
-        if v is None:
-            if required:
-                fail("invalid_argument", "missing %s" % key)
-            return None
-        return decode_tensor(v, key)
-
-    def int(self, key, required=True, default=None):
-        v = self.req.get(key)
-        if v is None:
-            if required:
-                fail("invalid_argument", "missing %s" % key)
-            return default
-        if type(v) is not int or not -(1 << 63) <= v < (1 << 63):
-            fail("invalid_argument", "%s must be a 64-bit integer, not %r" % (key, v))
-        return v
-
-    def str(self, key, required=True, default=None):
-        v = self.req.get(key)
-        if v is None:
-            if required:
-                fail("invalid_argument", "missing %s" % key)
-            return default
-        if not isinstance(v, str):
-            fail("invalid_argument", "%s must be a string, not %r" % (key, v))
-        return v
-
-    def bool(self, key, default):
-        v = self.req.get(key)
-        if v is None:
-            return default
-        if not isinstance(v, bool):
-            fail("invalid_argument", "%s must be true or false, not %r" % (key, v))
-        return v
-
-    def scalar(self, key, required=True, default=None):
-        v = self.req.get(key)
-        if v is None:
-            if required:
-                fail("invalid_argument", "missing %s" % key)
-            return default
-        return decode_scalar(v, key)
-
-    def indices(self):
-        v = self.req.get("indices")
-        if not isinstance(v, list):
-            fail("invalid_argument", "missing indices (a list of tensors and nulls)")
-        return [None if x is None else decode_tensor(x, "indices[%d]" % k) for k, x in enumerate(v)]
-
-    def shape(self):
-        v = self.req.get("shape")
-        if not isinstance(v, list) or any(type(s) is not int for s in v):
-            fail("invalid_argument", "shape must be a list of integers")
-        return v
-
-
 def run(req):
     """Decode and run one operation request; return (out, arg or None)."""
     op = req.get("op")
-    f = Fields(req)
+    f = Fields(req, decode_tensor)
     if op == "scatter":
         self, dim, index = f.tensor("self"), f.int("dim"), f.tensor("index")
         reduce = f.str("reduce", required=False)
@@ -740,58 +662,22 @@ def hello_answer(rid):
             "ops": OPS, "dtypes": list(DTYPES), "strides": True}
 
 
-def error_answer(rid, kind, message):
-    if kind == "unsupported":
-        return {"id": rid, "unsupported": message}
-    return {"id": rid, "error": {"kind": kind, "message": message}}
-
-
-def parse_constant(c):
-    raise ValueError("%s is not JSON" % c)
-
-
-LEADING_ID = re.compile(rb'^\s*\{\s*"id"\s*:\s*(-?[0-9]{1,19})\s*[,}]')
-
-
-def answer(line):
-    try:
-        req = json.loads(line, parse_constant=parse_constant)
-    except (ValueError, UnicodeDecodeError) as e:
-        m = LEADING_ID.match(line)
-        return error_answer(int(m.group(1)) if m else 0, "invalid_argument", "malformed request: %s" % e)
-    if not isinstance(req, dict) or type(req.get("id")) is not int:
-        return error_answer(0, "invalid_argument", "a request is a JSON object with an integer id")
-    rid = req["id"]
+def handle(rid, req):
     op = req.get("op")
+    if op == "hello":
+        return hello_answer(rid)
+    if op == "bench":
+        fail("unsupported", "the NumPy adapter does not time calls")
     try:
-        if op == "hello":
-            return hello_answer(rid)
-        if op == "bench":
-            fail("unsupported", "the NumPy adapter does not time calls")
         with np.errstate(all="ignore"):  # overflow, invalid and 0/0 are results, as in PyTorch
             out, arg = run(req)
-        ans = {"id": rid, "out": encode_result(out)}
-        if arg is not None:
-            ans["arg"] = encode_result(arg)
-        return ans
-    except AdapterError as e:
-        return error_answer(rid, e.kind, e.message)
     except IndexError as e:
-        return error_answer(rid, "index_out_of_range", "IndexError: %s" % e)
-    except Exception as e:  # a bug of the adapter's own: answer, log, go on
-        traceback.print_exc(file=sys.stderr)
-        return error_answer(rid, "invalid_argument", "adapter error: %s: %s" % (type(e).__name__, e))
-
-
-def main():
-    out = sys.stdout
-    for line in sys.stdin.buffer:
-        if not line.strip():
-            continue
-        out.write(json.dumps(answer(line), separators=(",", ":"), allow_nan=False))
-        out.write("\n")
-        out.flush()
+        fail("index_out_of_range", "IndexError: %s" % e)
+    ans = {"id": rid, "out": encode_result(out)}
+    if arg is not None:
+        ans["arg"] = encode_result(arg)
+    return ans
 
 
 if __name__ == "__main__":
-    main()
+    serve(handle)

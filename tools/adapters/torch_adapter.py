@@ -41,10 +41,8 @@ exits when standard input closes.
 
 import base64
 import binascii
-import json
 import math
 import os
-import re
 import sys
 import time
 import traceback
@@ -52,7 +50,7 @@ import traceback
 import numpy as np
 import torch
 
-from failure import AdapterError, fail
+from lines import AdapterError, Fields, fail, serve
 
 PROTOCOL = 1
 
@@ -233,102 +231,23 @@ def encode_result(t):
     return {"dtype": name, "shape": shape, "data": base64.b64encode(raw).decode("ascii")}
 
 
-# ---------------------------------------------------------------- scalars
-
-
-def decode_scalar(v, name):
-    """A JSON scalar as the Python value PyTorch takes: an integer literal
-    stays an int (PyTorch's checked conversion depends on it), a literal
-    with '.', 'e' or 'E' is a float, "nan"/"inf"/"-inf" are floats, and
-    true/false (an extension) are bools."""
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, (int, float)):
-        return v
-    if isinstance(v, str) and v in ("nan", "inf", "-inf"):
-        return float(v)
-    fail("invalid_argument", "%s: %r is not a number, \"nan\", \"inf\" or \"-inf\"" % (name, v))
-
-
 # ---------------------------------------------------------------- requests
 
 
-class Fields:
-    """The fields of one request, decoded on demand."""
-
-    def __init__(self, req):
-        self.req = req
-
-    def has(self, key):
-        return self.req.get(key) is not None
-
-    def tensor(self, key, required=True):
-        v = self.req.get(key)
-        if v is None:
-            if required:
-                fail("invalid_argument", "missing %s" % key)
-            return None
-        t = decode_tensor(v, key)
-        if key == "out" and not t.is_contiguous():
-            # torch_scatter writes into out: never into a strided view,
-            # whose elements may share memory.
-            t = t.contiguous()
-        return t
-
-    def int(self, key, required=True, default=None):
-        v = self.req.get(key)
-        if v is None:
-            if required:
-                fail("invalid_argument", "missing %s" % key)
-            return default
-        if type(v) is not int or not -(1 << 63) <= v < (1 << 63):
-            fail("invalid_argument", "%s must be a 64-bit integer, not %r" % (key, v))
-        return v
-
-    def str(self, key, required=True, default=None):
-        v = self.req.get(key)
-        if v is None:
-            if required:
-                fail("invalid_argument", "missing %s" % key)
-            return default
-        if not isinstance(v, str):
-            fail("invalid_argument", "%s must be a string, not %r" % (key, v))
-        return v
-
-    def bool(self, key, default):
-        v = self.req.get(key)
-        if v is None:
-            return default
-        if not isinstance(v, bool):
-            fail("invalid_argument", "%s must be true or false, not %r" % (key, v))
-        return v
-
-    def scalar(self, key, required=True, default=None):
-        v = self.req.get(key)
-        if v is None:
-            if required:
-                fail("invalid_argument", "missing %s" % key)
-            return default
-        return decode_scalar(v, key)
-
-    def indices(self):
-        v = self.req.get("indices")
-        if not isinstance(v, list):
-            fail("invalid_argument", "missing indices (a list of tensors and nulls)")
-        return [None if x is None else decode_tensor(x, "indices[%d]" % k) for k, x in enumerate(v)]
-
-    def shape(self):
-        v = self.req.get("shape")
-        if not isinstance(v, list) or any(type(s) is not int for s in v):
-            fail("invalid_argument", "shape must be a list of integers")
-        return v
+def decode_field(v, key):
+    """A tensor field of a request (Fields): torch_scatter writes into out,
+    so out is never a strided view, whose elements may share memory."""
+    t = decode_tensor(v, key)
+    if key == "out" and not t.is_contiguous():
+        t = t.contiguous()
+    return t
 
 
 def prepare(req):
     """Decode a request once; return a function of no arguments that runs
     the call and returns (out, arg or None)."""
     op = req.get("op")
-    f = Fields(req)
+    f = Fields(req, decode_field)
     if op == "scatter":
         self, dim, index = f.tensor("self"), f.int("dim"), f.tensor("index")
         reduce = f.str("reduce", required=False)
@@ -843,12 +762,6 @@ def result_answer(rid, res):
     return ans
 
 
-def error_answer(rid, kind, message):
-    if kind == "unsupported":
-        return {"id": rid, "unsupported": message}
-    return {"id": rid, "error": {"kind": kind, "message": message}}
-
-
 def run_guarded(fn):
     """Run fn, turning exceptions into AdapterError with their kind."""
     try:
@@ -910,51 +823,15 @@ def bench(req):
     return secs
 
 
-def parse_constant(c):
-    raise ValueError("%s is not JSON" % c)
-
-
-LEADING_ID = re.compile(rb'^\s*\{\s*"id"\s*:\s*(-?[0-9]{1,19})\s*[,}]')
-
-
-def answer(line):
-    rid = 0
-    try:
-        req = json.loads(line, parse_constant=parse_constant)
-    except (ValueError, UnicodeDecodeError) as e:
-        m = LEADING_ID.match(line)
-        return error_answer(int(m.group(1)) if m else 0, "invalid_argument", "malformed request: %s" % e)
-    if not isinstance(req, dict):
-        return error_answer(0, "invalid_argument", "a request is a JSON object")
-    if type(req.get("id")) is int:
-        rid = req["id"]
-    else:
-        return error_answer(0, "invalid_argument", "request has no integer id")
+def handle(rid, req):
     op = req.get("op")
-    try:
-        if op == "hello":
-            return hello_answer(rid)
-        if op == "bench":
-            return {"id": rid, "seconds": bench(req)}
-        fn = run_guarded(lambda: prepare(req))
-        return result_answer(rid, run_guarded(fn))
-    except AdapterError as e:
-        return error_answer(rid, e.kind, e.message)
-    except Exception as e:  # a bug of the adapter's own: answer, log, go on
-        traceback.print_exc(file=sys.stderr)
-        return error_answer(rid, "invalid_argument", "adapter error: %s: %s" % (type(e).__name__, e))
-
-
-def main():
-    out = sys.stdout
-    for line in sys.stdin.buffer:
-        if not line.strip():
-            continue
-        ans = answer(line)
-        out.write(json.dumps(ans, separators=(",", ":"), allow_nan=False))
-        out.write("\n")
-        out.flush()
+    if op == "hello":
+        return hello_answer(rid)
+    if op == "bench":
+        return {"id": rid, "seconds": bench(req)}
+    fn = run_guarded(lambda: prepare(req))
+    return result_answer(rid, run_guarded(fn))
 
 
 if __name__ == "__main__":
-    main()
+    serve(handle)

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from failure import fail
+from lines import fail
 
 
 def check_size(shape, limit):

@@ -8,22 +8,21 @@ how it names the framework's own errors, and runs
     wire.serve(hello_answer, {"scatter": op_scatter, ...}, framework_error)
 
 It needs numpy and ml_dtypes (the wire's bfloat16), which every
-framework's environment has (tools/adapters/requirements).
+framework's environment has (tools/adapters/requirements). The lines
+themselves (fields, answers, the loop) are lines.py's, which the NumPy
+and torch adapters share.
 """
 
 import base64
 import binascii
-import json
 import math
 import os
-import re
-import sys
-import traceback
 
 import ml_dtypes
 import numpy as np
 
-from failure import AdapterError, fail  # noqa: F401 (the adapters import them from here)
+import lines
+from lines import Fields, fail
 
 PROTOCOL = 1
 
@@ -93,63 +92,7 @@ def encode_result(a):
     return {"dtype": name, "shape": list(a.shape), "data": base64.b64encode(raw).decode("ascii")}
 
 
-def decode_scalar(v, name):
-    if isinstance(v, (bool, int, float)):
-        return v
-    if isinstance(v, str) and v in ("nan", "inf", "-inf"):
-        return float(v)
-    fail("invalid_argument", "%s: %r is not a number, \"nan\", \"inf\" or \"-inf\"" % (name, v))
-
-
 # ---------------------------------------------------------------- requests
-
-
-class Fields:
-    """A request's fields, each read with its type checked (a wrong or
-    missing one is invalid_argument); an optional field that is absent
-    gives its default."""
-
-    def __init__(self, req):
-        self.req = req
-
-    def has(self, key):
-        return self.req.get(key) is not None
-
-    def tensor(self, key, required=True):
-        v = self.req.get(key)
-        if v is None:
-            if not required:
-                return None
-            fail("invalid_argument", "missing %s" % key)
-        return decode_tensor(v, key)
-
-    def int(self, key, required=True, default=None):
-        v = self.req.get(key)
-        if v is None and not required:
-            return default
-        if type(v) is not int or not -(1 << 63) <= v < (1 << 63):
-            fail("invalid_argument", "%s must be a 64-bit integer, not %r" % (key, v))
-        return v
-
-    def str(self, key, required=True):
-        v = self.req.get(key)
-        if v is None and not required:
-            return None
-        if not isinstance(v, str):
-            fail("invalid_argument", "%s must be a string, not %r" % (key, v))
-        return v
-
-    def scalar(self, key, default):
-        v = self.req.get(key)
-        return default if v is None else decode_scalar(v, key)
-
-    def bool(self, key, default):
-        v = self.req.get(key)
-        if v is None:
-            return default
-        if not isinstance(v, bool):
-            fail("invalid_argument", "%s must be true or false, not %r" % (key, v))
-        return v
 
 
 def run(req, ops):
@@ -160,14 +103,14 @@ def run(req, ops):
     op = req.get("op")
     if (op if op != "scatter_add" else "scatter") not in ops:
         fail("unsupported", "op %r is not offered" % (op,))
-    f = Fields(req)
+    f = Fields(req, decode_tensor)
     if op == "scatter":
         self, dim, index = f.tensor("self"), f.int("dim"), f.tensor("index")
         reduce = f.str("reduce", required=False)
         if f.has("src") == f.has("value"):
             fail("invalid_argument", "scatter needs exactly one of src and value")
         src = f.tensor("src") if f.has("src") else None
-        value = decode_scalar(req.get("value"), "value") if f.has("value") else None
+        value = f.scalar("value") if f.has("value") else None
         if reduce is not None and reduce not in ("add", "multiply"):
             fail("invalid_argument", "reduce argument must be either add or multiply.")
         return ops["scatter"](self, dim, index, src, value, reduce)
@@ -184,40 +127,21 @@ def run(req, ops):
         return ops[op](f.tensor("input"), f.int("dim"), f.tensor("index"))
     if op == "torch_scatter.scatter_add":
         return ops[op](f.tensor("src"), f.tensor("index"), f.int("dim", False, -1), f.tensor("out", False),
-                       f.int("dim_size", False), f.scalar("fill_value", 0))
+                       f.int("dim_size", False), f.scalar("fill_value", False, 0))
     reduce = f.str("reduce", required=False)  # torch_scatter.scatter
     return ops[op](f.tensor("src"), f.tensor("index"), f.int("dim", False, -1), f.tensor("out", False),
                    f.int("dim_size", False), "sum" if reduce is None else reduce)
 
 
-def error_answer(rid, kind, message):
-    if kind == "unsupported":
-        return {"id": rid, "unsupported": message}
-    return {"id": rid, "error": {"kind": kind, "message": message}}
-
-
-def parse_constant(c):
-    raise ValueError("%s is not JSON" % c)
-
-
-LEADING_ID = re.compile(rb'^\s*\{\s*"id"\s*:\s*(-?[0-9]{1,19})\s*[,}]')
-
-
-def answer(line, hello_answer, ops, framework_error):
-    """The answer to one request line: hello_answer(id) for hello, the
-    result of run(request, ops) otherwise; an AdapterError is answered with
-    its kind, any other exception (the framework's own) with
+def serve(hello_answer, ops, framework_error, out=None):
+    """Answer the request lines of stdin on out (stdout by default), one
+    JSON line each, until stdin ends: hello_answer(id) for hello, the
+    result of run(request, ops) otherwise; an AdapterError is answered
+    with its kind, any other exception (the framework's own) with
     framework_error(e), a (kind, message) pair, and logged."""
-    try:
-        req = json.loads(line, parse_constant=parse_constant)
-    except (ValueError, UnicodeDecodeError) as e:
-        m = LEADING_ID.match(line)
-        return error_answer(int(m.group(1)) if m else 0, "invalid_argument", "malformed request: %s" % e)
-    if not isinstance(req, dict) or type(req.get("id")) is not int:
-        return error_answer(0, "invalid_argument", "a request is a JSON object with an integer id")
-    rid = req["id"]
-    op = req.get("op")
-    try:
+
+    def handle(rid, req):
+        op = req.get("op")
         if op == "hello":
             return hello_answer(rid)
         if op == "bench":
@@ -225,20 +149,5 @@ def answer(line, hello_answer, ops, framework_error):
         with np.errstate(all="ignore"):
             out = run(req, ops)
         return {"id": rid, "out": encode_result(out)}
-    except AdapterError as e:
-        return error_answer(rid, e.kind, e.message)
-    except Exception as e:  # the framework's own error: answered, logged
-        traceback.print_exc(file=sys.stderr)
-        return error_answer(rid, *framework_error(e))
 
-
-def serve(hello_answer, ops, framework_error, out=None):
-    """Answer the request lines of stdin on out (stdout by default), one
-    JSON line each, until stdin ends (see answer)."""
-    out = out or sys.stdout
-    for line in sys.stdin.buffer:
-        if not line.strip():
-            continue
-        out.write(json.dumps(answer(line, hello_answer, ops, framework_error), separators=(",", ":"), allow_nan=False))
-        out.write("\n")
-        out.flush()
+    lines.serve(handle, framework_error, out)
