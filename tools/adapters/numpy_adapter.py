@@ -51,6 +51,7 @@ import os
 import numpy as np
 
 from lines import Fields, fail, serve
+from torchrules import as1d, dim_targets, identity, scalar_to, scatter_checks, wrap_dim
 from tsrules import check_size, check_expanded_int32, ts_index_max, ts_broadcast, ts_broadcast_strides, ts1_prepare
 
 PROTOCOL = 1
@@ -151,19 +152,6 @@ def encode_result(a):
 # ------------------------------------------------------- PyTorch's rules
 
 
-def wrap_dim(dim, ndim):
-    """maybe_wrap_dim: a 0-d tensor counts as 1-d."""
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, dim))
-    return dim + n if dim < 0 else dim
-
-
-def as1d(a):
-    """A 0-d array as the 1-d array of one element PyTorch treats it as."""
-    return a.reshape(1) if a.ndim == 0 else a
-
-
 def check_index_dtype(index, what):
     # torch >= 2.8 takes int32 and int64 (the torch-2 profile).
     if index.dtype not in (np.int32, np.int64):
@@ -176,95 +164,6 @@ def check_bounds(idx, size, dim):
         if bad.any():
             v = int(idx[bad].flat[0])
             fail("index_out_of_range", "index %d is out of bounds for dimension %d with size %d" % (v, dim, size))
-
-
-def scalar_to(value, dtype, checked=True):
-    """c10's checked Scalar::to<T>() as torch 2.14 has it: a bool never
-    overflows, nor does anything into bool; an int must lie in the dtype's
-    range (uint8 also takes negative ints down to -255, wrapping); a float
-    into an integer dtype must be finite with lowest <= v < max+1, and is
-    truncated toward zero (uint8 255.5 is 255); a float dtype takes any
-    value in range, or infinite. float16 is reached through float32 (c10's
-    Half is constructed from a float): 1 + 2^-11 + 2^-30 is 1.0, not the
-    1.0009765625 that rounding the double once gives. checked=False skips
-    the range check (one-element float16 new_full: a value past the range
-    rounds to +-inf)."""
-    if dtype == np.bool_:
-        return np.bool_(value != 0)
-    if isinstance(value, bool):
-        return dtype.type(int(value))
-    overflow = lambda: fail("value_overflow", "value cannot be converted to type %s without overflow" % dtype)
-    if np.issubdtype(dtype, np.integer):
-        info = np.iinfo(dtype)
-        if isinstance(value, float):
-            # max+1 is a power of two, exact as a double
-            if math.isnan(value) or math.isinf(value) or value < info.min or value >= float(info.max) + 1:
-                overflow()
-            return dtype.type(int(value))
-        if dtype == np.uint8:
-            if value > 255 or value < -255:
-                overflow()
-            return np.uint8(value & 0xFF)
-        if not info.min <= value <= info.max:
-            overflow()
-        return dtype.type(value)
-    f = float(value)
-    if checked and math.isfinite(f) and abs(f) > float(np.finfo(dtype).max):
-        overflow()
-    if dtype == np.float16:
-        with np.errstate(over="ignore"):
-            return np.float16(np.float32(f))
-    return dtype.type(f)
-
-
-def dim_targets(dim, index):
-    """The dim-scatter mapping (SEMANTICS.md 1.2): for every position p of
-    index, the target p with p[dim] = index[p]; returned as an index tuple
-    into self and the tuple of the positions p (into src)."""
-    pos = np.indices(index.shape, sparse=False)
-    tgt = [pos[d] for d in range(index.ndim)]
-    tgt[dim] = index.astype(np.int64)
-    return tuple(tgt), tuple(pos[d] for d in range(index.ndim))
-
-
-def scatter_checks(what, self, dim, index, src):
-    """scatter_meta_impl, scatter_gather_dtype_check, scatter_shape_check."""
-    dim = wrap_dim(dim, self.ndim)
-    if index.size and index.dtype not in (np.int32, np.int64):
-        fail("index_dtype", "%s(): Expected dtype int32/int64 for index" % what)
-    if src is not None and src.dtype != self.dtype:
-        fail("dtype_mismatch", "%s(): Expected self.dtype to be equal to src.dtype" % what)
-    if index.size == 0:
-        return dim
-    s, i = as1d(self), as1d(index)
-    if s.ndim != i.ndim:
-        fail("shape_mismatch", "Index tensor must have the same number of dimensions as self tensor")
-    for d in range(s.ndim):
-        if d != dim and i.shape[d] > s.shape[d]:
-            fail("shape_mismatch", "Expected index %s to be smaller than self %s apart from dimension %d"
-                 % (list(index.shape), list(self.shape), dim))
-    if src is not None:
-        r = as1d(src)
-        if r.ndim != i.ndim:
-            fail("shape_mismatch", "Index tensor must have the same number of dimensions as src tensor")
-        for d in range(i.ndim):
-            if i.shape[d] > r.shape[d]:
-                fail("shape_mismatch", "Expected index %s to be smaller size than src %s" % (list(index.shape), list(src.shape)))
-    return dim
-
-
-IDENTITY = {"sum": 0, "mean": 0, "prod": 1}
-
-
-def identity(reduce, dtype):
-    if reduce in IDENTITY:
-        return dtype.type(IDENTITY[reduce])
-    if dtype == np.bool_:
-        return np.bool_(reduce == "amin")
-    if np.issubdtype(dtype, np.floating):
-        return dtype.type(-np.inf if reduce == "amax" else np.inf)
-    info = np.iinfo(dtype)
-    return dtype.type(info.min if reduce == "amax" else info.max)
 
 
 UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum,
@@ -284,7 +183,7 @@ def mean_divide(out, count):
 
 
 def op_scatter(self, dim, index, src, value, reduce):
-    dim = scatter_checks("scatter", self, dim, index, src)
+    dim = scatter_checks(self, dim, index, src)
     # the reduce name is checked in meta, after the shape check
     if reduce is not None and reduce not in ("add", "multiply"):
         fail("invalid_argument", "reduce argument must be either add or multiply.")
@@ -306,7 +205,7 @@ def op_scatter(self, dim, index, src, value, reduce):
 
 
 def op_scatter_add(self, dim, index, src):
-    dim = scatter_checks("scatter", self, dim, index, src)
+    dim = scatter_checks(self, dim, index, src)
     out = as1d(self).copy()
     if index.size:
         idx = as1d(index)
@@ -321,7 +220,7 @@ REDUCE_ALIASES = {"max": "amax", "min": "amin"}
 
 
 def op_scatter_reduce(self, dim, index, src, reduce, include_self):
-    dim = scatter_checks("scatter", self, dim, index, src)
+    dim = scatter_checks(self, dim, index, src)
     # the reduce name is checked in meta, after the shape check
     reduce = REDUCE_ALIASES.get(reduce, reduce)
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
@@ -478,7 +377,7 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
         # index, src): its checks, with dim as given, wrapped against out (a
         # given out may be larger than src, or 0-d)
         shape = out.shape
-        odim = scatter_checks("scatter", out, given_dim, bindex, src)
+        odim = scatter_checks(out, given_dim, bindex, src)
         out = as1d(out).copy()
         if bindex.size and shape:
             check_expanded_int32(src.dtype, shape, odim, list(src.shape), ts_broadcast_strides(list(index.shape), dim, list(src.shape)),

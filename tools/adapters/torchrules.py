@@ -1,5 +1,5 @@
-"""PyTorch's argument rules for the framework adapters (JAX, ONNX,
-Paddle, TensorFlow, tinygrad): what PyTorch checks before it computes
+"""PyTorch's argument rules for the NumPy adapter and the framework
+adapters (JAX, ONNX, Paddle, TensorFlow, tinygrad): what PyTorch checks before it computes
 (dim range, index dtype, dtype match, the shape rules, a scalar's
 conversion), which the frameworks do not check the same way and each
 adapter must, and the pieces of the dim-scatter mapping they share. The
@@ -8,10 +8,9 @@ values themselves are the framework's.
 
 import math
 
-import ml_dtypes
 import numpy as np
 
-from wire import fail
+from lines import fail
 
 
 def wrap_dim(dim, ndim):
@@ -26,18 +25,42 @@ def as1d(a):
     return a.reshape(1) if a.ndim == 0 else a
 
 
+def finite_max(dtype):
+    """The largest finite value of a float dtype (bfloat16's from
+    ml_dtypes, which only an environment with bfloat16 arrays has)."""
+    try:
+        return float(np.finfo(dtype).max)
+    except ValueError:
+        import ml_dtypes
+        return float(ml_dtypes.finfo(dtype).max)
+
+
 def scalar_to(value, dtype, checked=True):
-    """c10's checked Scalar::to<T>() (PyTorch's conversion of a scalar
-    value argument; the framework never sees it)."""
+    """c10's checked Scalar::to<T>() as torch 2.14 has it (PyTorch's
+    conversion of a scalar value argument; the framework never sees it): a
+    bool never overflows, nor does anything into bool; an int must lie in
+    the dtype's range (uint8 also takes negative ints down to -255,
+    wrapping); a float into an integer dtype must be finite with lowest <=
+    v < max+1, and is truncated toward zero (uint8 255.5 is 255); a float
+    dtype takes any value in range, or infinite. The 16-bit floats are
+    reached through float32 (c10's Half and BFloat16 are constructed from
+    a float): 1 + 2^-11 + 2^-30 is float16 1.0, not the 1.0009765625 that
+    rounding the double once gives. checked=False skips the range check
+    (one-element float16 new_full: a value past the range rounds to
+    +-inf)."""
     if dtype == np.bool_:
         return np.bool_(value != 0)
     if isinstance(value, bool):
         return dtype.type(int(value))
-    overflow = lambda: fail("value_overflow", "value cannot be converted to type %s without overflow" % dtype)
+
+    def overflow():
+        fail("value_overflow", "value cannot be converted to type %s without overflow" % dtype)
+
     if np.issubdtype(dtype, np.integer):
         info = np.iinfo(dtype)
         if isinstance(value, float):
-            if math.isnan(value) or math.isinf(value) or value < info.min or value >= info.max + 1:
+            # max+1 is a power of two, exact as a double
+            if math.isnan(value) or math.isinf(value) or value < info.min or value >= float(info.max) + 1:
                 overflow()
             return dtype.type(int(value))
         if dtype == np.uint8:
@@ -48,10 +71,11 @@ def scalar_to(value, dtype, checked=True):
             overflow()
         return dtype.type(value)
     f = float(value)
-    if checked and math.isfinite(f) and abs(f) > float(ml_dtypes.finfo(dtype).max):
+    if checked and math.isfinite(f) and abs(f) > finite_max(dtype):
         overflow()
     if dtype.itemsize == 2:
-        return dtype.type(np.float32(f))  # a double goes to a 16-bit float through float
+        with np.errstate(over="ignore"):
+            return dtype.type(np.float32(f))
     return dtype.type(f)
 
 
