@@ -52,7 +52,7 @@ import numpy as np
 
 from lines import Fields, fail, serve
 from torchrules import as1d, dim_targets, identity, scalar_to, scatter_checks, wrap_dim
-from tsrules import check_size, check_expanded_int32, ts_index_max, ts_broadcast, ts_broadcast_strides, ts1_prepare
+from tsrules import check_size, ts_broadcast, ts1_prepare, ts2_prepare
 
 PROTOCOL = 1
 
@@ -344,94 +344,46 @@ def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
 def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
     """torch_scatter 2.x scatter (SEMANTICS.md 8.1), with NumPy: sum, add,
     mean and mul; min and max need an arg NumPy cannot give."""
-    if reduce not in ("sum", "add", "mul", "mean", "min", "max"):
-        fail("invalid_argument", "torch_scatter.scatter: unknown reduce %r" % (reduce,))
     if reduce in ("min", "max"):
         fail("unsupported", "torch_scatter.scatter with %s returns the position of each extreme (arg), which no NumPy ufunc.at gives" % reduce)
-    n = src.ndim
-    if not -n <= dim < n:
-        fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, dim))
-    given_dim = dim
-    dim = dim + n if dim < 0 else dim
-    if reduce == "mul" and index.dtype not in (np.int32, np.int64):
-        fail("index_dtype", "scatter(): Expected dtype int32/int64 for index")
-    given = out is not None
-    bindex = ts_broadcast(index, src.shape, dim)
-    if reduce == "mul" and out is None and dim_size is None and bindex.size and index.dtype != np.int64:
-        # the C++ kernel reads index.max() as int64
-        fail("index_dtype", "expected scalar type Long but found %s" % name_of(index))
-    if out is None:
-        size = list(src.shape)
-        size[dim] = dim_size if dim_size is not None else ts_index_max(bindex)
-        if size[dim] < 0:
-            fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
-        check_size(size, MAX_OUTPUT_ELEMS)
-        out = np.full(size, 1 if reduce == "mul" else 0, dtype=src.dtype)
-    elif reduce == "mul":
-        # the C++ kernel: out's dimensions other than dim are src's
-        if out.ndim != n or any(out.shape[d] != src.shape[d] for d in range(n) if d != dim):
-            fail("shape_mismatch", "Input mismatch: out %s and src %s differ apart from dimension %d" % (list(out.shape), list(src.shape), dim))
-        out = out.copy()
-    if reduce != "mul":
-        # scatter_sum and scatter_mean are Python over out.scatter_add_(dim,
-        # index, src): its checks, with dim as given, wrapped against out (a
-        # given out may be larger than src, or 0-d)
-        shape = out.shape
-        odim = scatter_checks(out, given_dim, bindex, src)
-        out = as1d(out).copy()
-        if bindex.size and shape:
-            check_expanded_int32(src.dtype, shape, odim, list(src.shape), ts_broadcast_strides(list(index.shape), dim, list(src.shape)),
-                                 True, index.dtype)
-        if bindex.size:
-            check_bounds(bindex, out.shape[odim], odim)
-            tgt, pos = dim_targets(odim, bindex)
-            np.add.at(out, tgt, src[pos])
-        out = out.reshape(shape)
-        if reduce != "mean":
-            return out
-        if out.ndim == 0:
-            fail("dim_out_of_range", "scatter_mean: out.size(dim) of a 0-d out")
+    p = ts2_prepare(src, index, dim, out, dim_size, reduce, MAX_OUTPUT_ELEMS)
+    out, bindex, dim = p.out, p.bindex, p.dim
+    if p.done:
+        return out
     if reduce == "mul":
-        # torch_scatter's C++ kernel: an empty src returns at once (an
-        # output it made is zeros); then the index must be int64, and bool
-        # is not dispatched.
-        if src.size == 0:
-            if not given:
-                out[...] = 0
-            return out
-        if index.dtype != np.int64:
-            fail("index_dtype", "expected scalar type Long but found %s" % name_of(index))
-        if src.dtype == np.bool_:
-            fail("unsupported_dtype", "\"scatter_cpu\" not implemented for 'Bool'")
-        if out.dtype != src.dtype:
-            fail("dtype_mismatch", "expected scalar type %s but found %s" % (name_of(src), name_of(out)))
         if bindex.size:
             check_bounds(bindex, out.shape[dim], dim)
             tgt, pos = dim_targets(dim, bindex)
             np.multiply.at(out, tgt, src[pos])
         return out
-    if reduce == "mean":
-        # count: ones of the index's shape summed along dim (wrapped
-        # against src), in src's dtype, out.size(dim) long
-        index_dim = dim if index.ndim > dim else index.ndim - 1
-        if index.ndim == 0:
-            fail("shape_mismatch", "scatter_mean's count of a 0-d index")
-        csize = list(index.shape)
-        csize[index_dim] = out.shape[given_dim]
-        count = np.zeros(csize, dtype=src.dtype)
-        if index.size:
-            check_bounds(index, csize[index_dim], index_dim)
-            ctgt, _ = dim_targets(index_dim, index)
-            np.add.at(count, ctgt, np.ones(index.shape, dtype=src.dtype))
-        count = np.where(count < 1, np.ones((), dtype=src.dtype), count)
-        count = ts_broadcast(count, out.shape, given_dim)
-        if src.dtype == np.bool_:
-            fail("unsupported_dtype", "\"div_floor_cpu\" not implemented for 'Bool'")
-        if np.issubdtype(out.dtype, np.floating):
-            out = (out / count).astype(out.dtype)
-        else:
-            out = np.floor_divide(out, count).astype(out.dtype)
-    return out
+    if bindex.size:
+        check_bounds(bindex, out.shape[p.odim], p.odim)
+        tgt, pos = dim_targets(p.odim, bindex)
+        np.add.at(out, tgt, src[pos])
+    out = out.reshape(p.shape)
+    if reduce != "mean":
+        return out
+    if out.ndim == 0:
+        fail("dim_out_of_range", "scatter_mean: out.size(dim) of a 0-d out")
+    # count: ones of the index's shape summed along dim (wrapped against
+    # src), in src's dtype, out.size(dim) long
+    index_dim = dim if index.ndim > dim else index.ndim - 1
+    if index.ndim == 0:
+        fail("shape_mismatch", "scatter_mean's count of a 0-d index")
+    csize = list(index.shape)
+    csize[index_dim] = out.shape[p.given_dim]
+    count = np.zeros(csize, dtype=src.dtype)
+    if index.size:
+        check_bounds(index, csize[index_dim], index_dim)
+        ctgt, _ = dim_targets(index_dim, index)
+        np.add.at(count, ctgt, np.ones(index.shape, dtype=src.dtype))
+    count = np.where(count < 1, np.ones((), dtype=src.dtype), count)
+    count = ts_broadcast(count, out.shape, p.given_dim)
+    if src.dtype == np.bool_:
+        fail("unsupported_dtype", "\"div_floor_cpu\" not implemented for 'Bool'")
+    if np.issubdtype(out.dtype, np.floating):
+        return (out / count).astype(out.dtype)
+    return np.floor_divide(out, count).astype(out.dtype)
 
 
 def fs_index_types(indices):

@@ -96,7 +96,7 @@ import numpy as np  # noqa: E402
 
 from wire import PROTOCOL, MAX_ELEMS, DTYPES, fail, name_of, serve  # noqa: E402
 from torchrules import as1d, scalar_to, scatter_checks, gather_checks, identity, dim_targets  # noqa: E402
-from tsrules import check_size, check_expanded_int32, ts_index_max, ts_broadcast, ts_broadcast_strides, ts1_prepare  # noqa: E402
+from tsrules import ts1_prepare, ts2_prepare  # noqa: E402
 
 import tensorflow as tf  # noqa: E402
 
@@ -250,55 +250,19 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
         fail("unsupported", TS_MEAN)
     if reduce == "mean" and not (np.issubdtype(src.dtype, np.floating) or src.dtype == DTYPES["bfloat16"]):
         fail("unsupported", INT_MEAN % ("torch_scatter.scatter", name_of(src)))
-    n = src.ndim
-    if not -n <= dim < n:
-        fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, dim))
-    given_dim = dim
-    dim = dim + n if dim < 0 else dim
-    if reduce == "mul" and index.dtype not in (np.int32, np.int64):
-        fail("index_dtype", "scatter(): Expected dtype int32/int64 for index")
-    given = out is not None
-    bindex = ts_broadcast(index, src.shape, dim)
-    if reduce == "mul" and out is None and dim_size is None and bindex.size and index.dtype != np.int64:
-        fail("index_dtype", "expected scalar type Long but found %s" % name_of(index))
-    if out is None:
-        size = list(src.shape)
-        size[dim] = dim_size if dim_size is not None else ts_index_max(bindex)
-        if size[dim] < 0:
-            fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
-        check_size(size, MAX_OUTPUT_ELEMS)
-        out = np.full(size, 1 if reduce == "mul" else 0, dtype=src.dtype)
-    elif reduce == "mul":
-        if out.ndim != n or any(out.shape[d] != src.shape[d] for d in range(n) if d != dim):
-            fail("shape_mismatch", "Input mismatch: out %s and src %s differ apart from dimension %d" % (list(out.shape), list(src.shape), dim))
-        out = out.copy()
-    if reduce != "mul":
-        shape = out.shape
-        odim = scatter_checks(out, given_dim, bindex, src)
-        out = as1d(out).copy()
-        if bindex.size and shape:
-            check_expanded_int32(src.dtype, shape, odim, list(src.shape), ts_broadcast_strides(list(index.shape), dim, list(src.shape)),
-                                 True, index.dtype)
-        if bindex.size:
-            out = ts_segment(reduce if reduce == "mean" else "sum", out, odim, bindex, src)
-        if reduce == "mean":
-            ts_mean_count(index, dim, out.shape[odim])
-        return out.reshape(shape)
-    # torch_scatter's C++ kernel: an empty src returns at once (an output it
-    # made is zeros); then the index must be int64, and bool is not dispatched.
-    if src.size == 0:
-        if not given:
-            out[...] = 0
+    p = ts2_prepare(src, index, dim, out, dim_size, reduce, MAX_OUTPUT_ELEMS)
+    out, bindex = p.out, p.bindex
+    if p.done:
         return out
-    if index.dtype != np.int64:
-        fail("index_dtype", "expected scalar type Long but found %s" % name_of(index))
-    if src.dtype == np.bool_:
-        fail("unsupported_dtype", "\"scatter_cpu\" not implemented for 'Bool'")
-    if out.dtype != src.dtype:
-        fail("dtype_mismatch", "expected scalar type %s but found %s" % (name_of(src), name_of(out)))
+    if reduce == "mul":
+        if bindex.size:
+            out = ts_segment("prod", out, p.dim, bindex, src)
+        return out
     if bindex.size:
-        out = ts_segment("prod", out, dim, bindex, src)
-    return out
+        out = ts_segment(reduce if reduce == "mean" else "sum", out, p.odim, bindex, src)
+    if reduce == "mean":
+        ts_mean_count(index, p.dim, out.shape[p.odim])
+    return out.reshape(p.shape)
 
 
 def hello_answer(rid):

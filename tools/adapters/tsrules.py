@@ -6,10 +6,12 @@ adapter allocates. NumPy only.
 """
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 
 from lines import fail
+from torchrules import as1d, scatter_checks
 
 
 def check_size(shape, limit):
@@ -157,3 +159,71 @@ def ts1_prepare(src, index, dim, out, dim_size, fill_value, convert, limit):
             if d != dim and index.shape[d] > out.shape[d]:
                 fail("shape_mismatch", "Expected index to be smaller than self apart from dimension %d" % dim)
     return out, index, src, dim
+
+
+def ts2_prepare(src, index, dim, out, dim_size, reduce, limit):
+    """torch_scatter 2.x scatter (SEMANTICS.md 8.1) with reduce sum, add,
+    mean or mul (the adapter answers min, max and its own limits first) up
+    to the scatter itself, with every check PyTorch makes on the way, in
+    its order: dim wrapped, the index broadcast against src (bindex), a new
+    output of zeros (ones for mul; limit bounds its elements) or out.
+    - sum, add and mean are Python over out.scatter_add_(dim, index, src):
+      out comes back a copy, 0-d viewed as 1-d, with scatter_add_'s checks
+      made against it (dim as given, wrapped against out: a given out may
+      be larger than src, or 0-d) and odim that dim;
+    - mul is the C++ kernel: out comes back a copy with the kernel's checks
+      made (out's dimensions other than dim are src's; an int64 index, not
+      bool, src's dtype), and odim is None; an empty src returns at once,
+      done, with an output it made zeroed.
+    Returns them as a namespace: out, bindex, dim (wrapped against src),
+    given_dim, odim, shape (out's, to reshape the 1-d copy of a 0-d out
+    back), given (whether out was), done; the index values are the
+    adapter's to check."""
+    if reduce not in ("sum", "add", "mul", "mean"):
+        fail("invalid_argument", "torch_scatter.scatter: unknown reduce %r" % (reduce,))
+    n = src.ndim
+    if not -n <= dim < n:
+        fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, dim))
+    given_dim = dim
+    dim = dim + n if dim < 0 else dim
+    if reduce == "mul" and index.dtype not in (np.int32, np.int64):
+        fail("index_dtype", "scatter(): Expected dtype int32/int64 for index")
+    given = out is not None
+    bindex = ts_broadcast(index, src.shape, dim)
+    if reduce == "mul" and out is None and dim_size is None and bindex.size and index.dtype != np.int64:
+        # the C++ kernel reads index.max() as int64
+        fail("index_dtype", "expected scalar type Long but found %s" % index.dtype.name)
+    if out is None:
+        size = list(src.shape)
+        size[dim] = dim_size if dim_size is not None else ts_index_max(bindex)
+        if size[dim] < 0:
+            fail("invalid_argument", "Trying to create tensor with negative dimension %d" % size[dim])
+        check_size(size, limit)
+        out = np.full(size, 1 if reduce == "mul" else 0, dtype=src.dtype)
+    if reduce == "mul":
+        if given:
+            if out.ndim != n or any(out.shape[d] != src.shape[d] for d in range(n) if d != dim):
+                fail("shape_mismatch", "Input mismatch: out %s and src %s differ apart from dimension %d"
+                     % (list(out.shape), list(src.shape), dim))
+            out = out.copy()
+        if src.size == 0:
+            if not given:
+                out[...] = 0
+            return SimpleNamespace(out=out, bindex=bindex, dim=dim, given_dim=given_dim, odim=None, shape=out.shape,
+                                   given=given, done=True)
+        if index.dtype != np.int64:
+            fail("index_dtype", "expected scalar type Long but found %s" % index.dtype.name)
+        if src.dtype == np.bool_:
+            fail("unsupported_dtype", "\"scatter_cpu\" not implemented for 'Bool'")
+        if out.dtype != src.dtype:
+            fail("dtype_mismatch", "expected scalar type %s but found %s" % (src.dtype.name, out.dtype.name))
+        return SimpleNamespace(out=out, bindex=bindex, dim=dim, given_dim=given_dim, odim=None, shape=out.shape,
+                               given=given, done=False)
+    shape = out.shape
+    odim = scatter_checks(out, given_dim, bindex, src)
+    out = as1d(out).copy()
+    if bindex.size and shape:
+        check_expanded_int32(src.dtype, shape, odim, list(src.shape), ts_broadcast_strides(list(index.shape), dim, list(src.shape)),
+                             True, index.dtype)
+    return SimpleNamespace(out=out, bindex=bindex, dim=dim, given_dim=given_dim, odim=odim, shape=shape,
+                           given=given, done=False)
