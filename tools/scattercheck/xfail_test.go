@@ -25,6 +25,8 @@ func TestXfailLikeParse(t *testing.T) {
 		{"random/*/float16\tlike=half-accumulates-in-dtype,rounds-toward-zero   # per step # really",
 			"random/*/float16", "per step # really", []string{"half-accumulates-in-dtype", "rounds-toward-zero"}},
 		{"spec/[ab]? like=nan-dropped-amax,nan-dropped-amax#dup", "spec/[ab]?", "dup", []string{"nan-dropped-amax"}},
+		{"property/* like=half-accumulates-in-dtype sometimes # draws", "property/*", "draws", []string{"half-accumulates-in-dtype"}},
+		{"random/*/float16 sometimes like=half-truncated", "random/*/float16", "", []string{"half-truncated"}},
 	}
 	for _, g := range good {
 		l, err := parseXfail("x", strings.NewReader(g.line))
@@ -32,8 +34,12 @@ func TestXfailLikeParse(t *testing.T) {
 			t.Errorf("%q: %v", g.line, err)
 			continue
 		}
-		if e := l.entries[0]; e.pattern != g.pattern || e.reason != g.reason || !slices.Equal(e.like, g.like) {
+		e := l.entries[0]
+		if e.pattern != g.pattern || e.reason != g.reason || !slices.Equal(e.like, g.like) {
 			t.Errorf("%q: pattern %q, reason %q, like %q; want %q, %q, %q", g.line, e.pattern, e.reason, e.like, g.pattern, g.reason, g.like)
+		}
+		if want := strings.Contains(strings.Split(g.line, "#")[0], "sometimes"); e.sometimes != want {
+			t.Errorf("%q: sometimes %v, want %v", g.line, e.sometimes, want)
 		}
 	}
 	bad := []struct{ line, want string }{
@@ -45,6 +51,10 @@ func TestXfailLikeParse(t *testing.T) {
 		{"random/x like=half-truncated like=half-truncated", "one case id or glob a line"},
 		{"random/x half-truncated", "one case id or glob a line"},
 		{"like=half-truncated # no pattern", "like= follows the case id or glob it pins"},
+		{"random/x sometimes # unpinned", "sometimes needs like=MUTANT"},
+		{"random/x sometimes sometimes", "sometimes needs like=MUTANT"},
+		{"random/x like=half-truncated sometimes extra", "one case id or glob a line"},
+		{"random/x like=half-truncated often", "one case id or glob a line"},
 	}
 	for _, b := range bad {
 		_, err := parseXfail("x.txt", strings.NewReader("# header\n"+b.line))
@@ -114,6 +124,10 @@ func TestApplyXfailPinned(t *testing.T) {
 			"cannot be classified (an unsupported failure, which the zoo does not name)"},
 		{"pinned/unexcusable", "c like=half-truncated", stFail, &failure{Kind: "crash"}, stFail, "which an expected failure cannot excuse"},
 		{"pinned/pass", "c like=half-truncated", stPass, nil, stXpass, ""},
+		{"sometimes/match", "c like=half-truncated sometimes", stFail, mismatch(1), stXfail, ""},
+		{"sometimes/other-mutant", "c like=half-accumulates-in-dtype sometimes", stFail, mismatch(1), stFail,
+			"but its failure looks like half-truncated (or rounds-toward-zero); the failure stands"},
+		{"sometimes/pass", "c like=half-truncated sometimes", stPass, nil, stPass, ""},
 		{"unpinned/other-mutant", "c", stFail, mismatch(1), stXfail, ""},
 		{"unpinned/no-call", "c", stFail, &failure{Kind: "mismatch"}, stXfail, ""},
 	}
