@@ -303,7 +303,9 @@ func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, boo
 		vals = append(vals, scatter.Float64At(g.Src.Data, s))
 	}
 	for _, v := range vals {
-		if isSpecial(v) {
+		// an infinity takes part in a max or min as any value does; in a
+		// sum, product or mean the reference's value stands
+		if math.IsNaN(v) || isSpecial(v) && !extreme(g.Reduce) {
 			return 0, false
 		}
 	}

@@ -105,7 +105,8 @@ func hasSubnormal(x scatter.Tensor) bool {
 
 // TestSubnormalsFlushed checks the mutant subnormals-flushed on hand-made
 // calls under torch-2: the sum of two bfloat16 subnormals, a float32
-// product that underflows, amax of 0 and a float32 subnormal, and a
+// product that underflows, amax of 0 and a float32 subnormal (and of a
+// float64 one beside -inf), and a
 // float16 mean whose operand is subnormal are zeros; the untouched
 // subnormal of self stays, and so does a call with no subnormal.
 func TestSubnormalsFlushed(t *testing.T) {
@@ -123,6 +124,11 @@ func TestSubnormalsFlushed(t *testing.T) {
 		{"bfloat16 sum of subnormals", scatter.ScatterAdd{Self: bf(tiny, tiny), Dim: 0, Index: i0, Src: bf(tiny)}, []float64{0, tiny}},
 		{"float32 product underflows", scatter.ScatterReduce{Self: f32(1e-20, 5), Dim: 0, Index: i0, Src: f32(1e-20), Reduce: scatter.ReduceProd}, []float64{0, 5}},
 		{"amax of 0 and a subnormal", scatter.ScatterReduce{Self: f32(0, 5), Dim: 0, Index: i0, Src: f32(float32(tiny)), Reduce: scatter.ReduceAmax}, []float64{0, 5}},
+		// JAX on CPU, seed 2 of its gate: an infinity beside the subnormal
+		// still leaves the max to the flushed operands
+		{"float64 amax with -inf beside a subnormal", scatter.ScatterReduce{Self: scatter.FromSlice([]float64{0, 5}, 2), Dim: 0,
+			Index: scatter.FromSlice([]int64{0, 0}, 2), Src: scatter.FromSlice([]float64{math.Inf(-1), 5e-324}, 2), Reduce: scatter.ReduceAmax},
+			[]float64{0, 5}},
 		{"float16 mean of a subnormal", scatter.ScatterReduce{Self: h(1, 5), Dim: 0, Index: i0, Src: h(math.Ldexp(1, -20)), Reduce: scatter.ReduceMean, ExcludeSelf: true}, []float64{0, 5}},
 		{"no subnormal", scatter.ScatterAdd{Self: f32(1, 5), Dim: 0, Index: i0, Src: f32(2)}, []float64{3, 5}},
 	} {
