@@ -1,9 +1,11 @@
 package properties
 
 import (
+	"math"
 	"slices"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/reference"
 )
 
 // The mutants of bugs found in the wild: each reproduces the class of a
@@ -423,4 +425,55 @@ func gatherIndexModulo(b scatter.Backend, c scatter.Call) (scatter.Result, error
 		return r, nil
 	}
 	return res, err
+}
+
+// nanLostToLater builds the mutant nan-lost-to-later: scatter_reduce and
+// index_reduce amax and amin fold each group in index order (self first
+// where it takes part) with acc = acc > v ? acc : v (acc < v ? acc : v for
+// amin), std::max(v, acc) with its operands swapped: the comparison with
+// a NaN is false, so a NaN wins when it comes and the next value replaces
+// it. A group's result is NaN when a NaN comes last, else the extreme of
+// the values after its last NaN; a group without NaN keeps the
+// reference's value. ONNX Runtime's ScatterElements max (seed 2 of its
+// gate: self -8, contributions NaN then -4 give -4; self -4 and a NaN
+// alone give NaN), where PyTorch propagates every NaN.
+func nanLostToLater(p scatter.Profile) runFunc {
+	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+		res, err := b.Run(c)
+		if err != nil || res.Out.IsZero() || !res.Out.DType().IsFloat() {
+			return res, err
+		}
+		g, ok := reference.Expect(c, p).Folds()
+		if !ok || !extreme(g.Reduce) {
+			return res, err
+		}
+		isMax := g.Reduce == scatter.ReduceAmax
+		out := scatter.CloneTensor(res.Out.Contiguous())
+		for _, grp := range g.Groups {
+			vals := make([]float64, 0, len(grp.Srcs)+1)
+			if g.Self {
+				vals = append(vals, scatter.Float64At(g.Init.Data, grp.Out))
+			}
+			for _, s := range grp.Srcs {
+				vals = append(vals, scatter.Float64At(g.Src.Data, s))
+			}
+			last := -1
+			for i, v := range vals {
+				if math.IsNaN(v) {
+					last = i
+				}
+			}
+			if last < 0 {
+				continue
+			}
+			acc := math.NaN()
+			for i, v := range vals[last+1:] {
+				if i == 0 || isMax && v > acc || !isMax && v < acc {
+					acc = v
+				}
+			}
+			scatter.SetFloat(out.Data, grp.Out, acc)
+		}
+		return scatter.Result{Out: out, Arg: res.Arg}, nil
+	}
 }

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -164,5 +165,52 @@ func TestGatherIndexModulo(t *testing.T) {
 	_, _, err := gatherOut(t, mut, scatter.Gather{Input: scatter.FromSlice([]float32{}, 0), Dim: 0, Index: scatter.FromSlice([]int64{0}, 1)})
 	if scatter.CodeOf(err) != scatter.ErrIndexOutOfRange {
 		t.Errorf("empty input: %v, want index_out_of_range", err)
+	}
+}
+
+// TestNanLostToLater checks the mutant nan-lost-to-later on ONNX
+// Runtime's examples (float32 amax along dim 0, self then the
+// contributions in index order): self -8 with NaN then -4 gives -4, self
+// -4 with a NaN alone gives NaN, a NaN self followed by 2 gives 2; amin
+// alike; a group without NaN and include_self=False keep PyTorch's value.
+func TestNanLostToLater(t *testing.T) {
+	mut := mutantNamed(t, "nan-lost-to-later")
+	nan := math.NaN()
+	f32 := func(vs ...float64) scatter.Tensor {
+		d := make([]float32, len(vs))
+		for i, v := range vs {
+			d[i] = float32(v)
+		}
+		return scatter.FromSlice(d, len(d))
+	}
+	for _, c := range []struct {
+		name        string
+		self, src   []float64
+		index       []int64
+		reduce      scatter.Reduce
+		excludeSelf bool
+		want        []float64
+	}{
+		{"NaN then -4", []float64{-8, 0}, []float64{nan, -4}, []int64{0, 0}, scatter.ReduceAmax, false, []float64{-4, 0}},
+		{"NaN last", []float64{-4, 0}, []float64{nan}, []int64{0}, scatter.ReduceAmax, false, []float64{nan, 0}},
+		{"NaN self then 2", []float64{nan, 0}, []float64{2, 1}, []int64{0, 0}, scatter.ReduceAmax, false, []float64{2, 0}},
+		{"amin NaN then 5 and 3", []float64{1, 0}, []float64{nan, 5, 3}, []int64{0, 0, 0}, scatter.ReduceAmin, false, []float64{3, 0}},
+		{"no NaN", []float64{1, 0}, []float64{5, 3}, []int64{0, 1}, scatter.ReduceAmax, false, []float64{5, 3}},
+		{"exclude self, NaN then 1", []float64{7, 0}, []float64{nan, 1}, []int64{0, 0}, scatter.ReduceAmax, true, []float64{1, 0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			call := scatter.ScatterReduce{Self: f32(c.self...), Dim: 0, Index: scatter.FromSlice(c.index, len(c.index)),
+				Src: f32(c.src...), Reduce: c.reduce, ExcludeSelf: c.excludeSelf}
+			res, err := mut.Run(call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range c.want {
+				got := scatter.Float64At(res.Out.Data, i)
+				if got != w && !(math.IsNaN(got) && math.IsNaN(w)) {
+					t.Errorf("out[%d] = %v, want %v", i, got, w)
+				}
+			}
+		})
 	}
 }
