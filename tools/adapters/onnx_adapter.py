@@ -125,12 +125,25 @@ def op_scatter_reduce(self, dim, index, src, reduce, include_self):
     return r.reshape(self.shape)
 
 
+# onnx.reference's GatherElements calls np.choose(mode="wrap"), which
+# wraps an index past the end by subtracting the size once a step: an
+# index of 2^40 into 3 elements takes hours. Past this many steps in all
+# the call is answered unsupported, not left to time out.
+WRAP_STEPS = 1 << 24
+
+
 def op_gather(inp, dim, index):
     dim = gather_checks(inp, dim, index)
     if index.size == 0:
         return np.zeros(index.shape, dtype=inp.dtype)
     a, i = as1d(inp), as1d(index)
     negative_values(i, a.shape[dim], BAD_INDEX)
+    n = a.shape[dim]
+    if REFERENCE and n > 0:
+        past = i[i >= n]
+        if past.size and float(np.sum(past.astype(np.float64) / n)) > WRAP_STEPS:
+            fail("unsupported", "index %d into a dimension of size %d: onnx.reference's np.choose(mode=\"wrap\") would "
+                 "wrap it by repeated subtraction, %d steps or more (PyTorch raises)" % (int(past.flat[0]), n, WRAP_STEPS))
     return run_node("GatherElements", [("data", a), ("indices", i)], {"axis": dim}).reshape(index.shape)
 
 
