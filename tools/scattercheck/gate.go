@@ -303,6 +303,7 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 		warnings = append(warnings, r.applyXfail(xf)...)
 	}
 	warnings = append(warnings, xf.unmatched()...)
+	warnings = append(warnings, unpinnedExcuses(xf, runs)...)
 	var nothing []string
 	if cut == "" {
 		nothing = checkNothingPassed(runs, unavailable)

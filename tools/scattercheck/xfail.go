@@ -324,3 +324,89 @@ func (r *runReport) recheckPins() []string {
 	}
 	return ws
 }
+
+// maxPinHints bounds the failures that unpinnedExcuses classifies for
+// each entry.
+const maxPinHints = 20
+
+// unpinnedExcuses returns a warning for every unpinned entry that excused
+// failures of random cases or properties (after applyXfail): each runs
+// many calls, so an unpinned entry there would let a new bug pass unseen.
+// The warning names what the failures look like, the first maxPinHints
+// of them classified, and the like= that would pin them. An entry whose
+// reason says "(unpinned: ...)" is left unpinned on purpose and is not
+// warned about.
+func unpinnedExcuses(l *xfailList, runs []*runReport) []string {
+	if l == nil {
+		return nil
+	}
+	type excuses struct {
+		n      int
+		counts map[string]int
+		order  []string
+	}
+	by := map[*xfailEntry]*excuses{}
+	for _, r := range runs {
+		for _, cr := range r.Cases {
+			if cr.Status != stXfail || len(cr.XfailLike) > 0 || !strings.HasPrefix(cr.ID, "random/") && !strings.HasPrefix(cr.ID, "property/") {
+				continue
+			}
+			var e *xfailEntry
+			for _, c := range l.entries {
+				if len(c.like) == 0 && c.re.MatchString(cr.ID) {
+					e = c
+					break
+				}
+			}
+			if e == nil || strings.Contains(e.reason, "(unpinned:") {
+				continue
+			}
+			x := by[e]
+			if x == nil {
+				x = &excuses{counts: map[string]int{}}
+				by[e] = x
+			}
+			x.n++
+			if x.n > maxPinHints || cr.Failure == nil {
+				continue
+			}
+			cr.Failure.classify()
+			name := "no mutant of the zoo"
+			if lb := cr.Failure.Likely; lb != nil {
+				name = lb.Mutant
+			}
+			if x.counts[name] == 0 {
+				x.order = append(x.order, name)
+			}
+			x.counts[name]++
+		}
+	}
+	var ws []string
+	for _, e := range l.entries {
+		x := by[e]
+		if x == nil {
+			continue
+		}
+		var looks, pins []string
+		for _, name := range x.order {
+			looks = append(looks, fmt.Sprintf("%s (%d)", name, x.counts[name]))
+			if name != "no mutant of the zoo" {
+				pins = append(pins, name)
+			}
+		}
+		failures := "failures"
+		if x.n == 1 {
+			failures = "failure"
+		}
+		w := fmt.Sprintf("%s:%d: xfail entry %q is not pinned: it excused %d %s of random cases and properties, which run many calls, so a new bug among them would pass unseen",
+			l.path, e.line, e.pattern, x.n, failures)
+		if len(looks) > 0 {
+			w += "; they look like " + strings.Join(looks, ", ")
+		}
+		if len(pins) > 0 {
+			w += "; pin them with like=" + strings.Join(pins, ",")
+		}
+		ws = append(ws, w+" (or say \"(unpinned: why)\" in its reason)")
+	}
+	return ws
+}

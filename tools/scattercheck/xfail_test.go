@@ -270,3 +270,47 @@ func TestAdapterXfailFilesPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpinnedExcuses: an unpinned entry that excused failures of random
+// cases or properties is warned about, with what they look like and the
+// like= that would pin them; one that excused only spec cases, one whose
+// reason says it is unpinned on purpose, and a pinned one are not.
+func TestUnpinnedExcuses(t *testing.T) {
+	call, res := pinCall()
+	mismatch := func() *failure {
+		return &failure{Kind: "mismatch", call: call, res: res(1), profile: scatter.Torch2, level: scatter.Conformant}
+	}
+	for _, c := range []struct {
+		name, file string
+		ids        []string
+		want       string // "" for no warning
+	}{
+		{"random glob", "random/*", []string{"random/scatter_add/float16", "random/scatter/float16"},
+			`x.txt:1: xfail entry "random/*" is not pinned: it excused 2 failures of random cases and properties, which run many calls, so a new bug among them would pass unseen; they look like half-truncated (2); pin them with like=half-truncated`},
+		{"property", "property/differential/scatter_add", []string{"property/differential/scatter_add"}, "it excused 1 failure of random cases"},
+		{"spec only", "spec/*", []string{"spec/a", "spec/b"}, ""},
+		{"unpinned on purpose", "random/* # (unpinned: no mutant matches)", []string{"random/x"}, ""},
+		{"pinned", "random/* like=half-truncated", []string{"random/x"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := parseXfail("x.txt", strings.NewReader(c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &runReport{}
+			for _, id := range c.ids {
+				r.Cases = append(r.Cases, &caseResult{ID: id, Status: stFail, Failure: mismatch()})
+			}
+			if ws := r.applyXfail(l); len(ws) > 0 {
+				t.Fatalf("applyXfail warned: %q", ws)
+			}
+			ws := unpinnedExcuses(l, []*runReport{r})
+			switch {
+			case c.want == "" && len(ws) > 0:
+				t.Errorf("warnings %q, want none", ws)
+			case c.want != "" && (len(ws) != 1 || !strings.Contains(ws[0], c.want)):
+				t.Errorf("warnings %q, want one with %q", ws, c.want)
+			}
+		})
+	}
+}
