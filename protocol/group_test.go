@@ -169,3 +169,29 @@ func TestClientContextEndsAStart(t *testing.T) {
 	}
 	waitGone(t, "its grandchild", gpid)
 }
+
+// TestGuardGroupRelease: GuardGroup's release kills whatever is left of
+// the group it guards (here a command that outlived its leader's wait: a
+// sleep in the background).
+func TestGuardGroupRelease(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "bg.pid")
+	cmd := exec.Command("sh", "-c", "sleep 300 & echo $! > "+pidFile)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	release := GuardGroup(cmd.Process.Pid)
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(pidFile)
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || perr != nil {
+		t.Fatalf("no pid of the background sleep: %v %v", err, perr)
+	}
+	if !alive(pid) {
+		t.Fatal("the background sleep ended before the release")
+	}
+	release()
+	waitGone(t, "the background sleep", pid)
+}

@@ -63,3 +63,17 @@ func signalGroup(cmd *exec.Cmd, kill bool) {
 func groupAlive(cmd *exec.Cmd) bool {
 	return cmd.Process != nil && syscall.Kill(-cmd.Process.Pid, 0) == nil
 }
+
+// GuardGroup puts a guard (startGuard) into the process group pgid, which
+// a started command leads (Setpgid), so that the group is killed if this
+// process dies without ending it. release ends the guard's watch by
+// killing whatever is left of the group (SIGKILL): call it once the
+// command has been waited for. Where no guard could be started, release
+// does nothing.
+func GuardGroup(pgid int) (release func()) {
+	w := startGuard(pgid)
+	if w == nil {
+		return func() {}
+	}
+	return func() { w.Close() }
+}

@@ -259,7 +259,7 @@ func (fw framework) resolve(ctx context.Context, cache string, stderr io.Writer)
 			c := exec.CommandContext(ctx, "sh", "-c", fw.Ready)
 			inGroup(c)
 			c.Stderr = io.Discard
-			if err := c.Run(); err != nil {
+			if err := runGrouped(c); err != nil {
 				return "", "", fmt.Sprintf("%s: %v", fw.Ready, err)
 			}
 		}
@@ -273,7 +273,7 @@ func (fw framework) resolve(ctx context.Context, cache string, stderr io.Writer)
 	c := exec.CommandContext(ctx, "tools/adapters/install", fw.Install)
 	inGroup(c)
 	c.Stdout, c.Stderr = &out, stderr
-	if err := c.Run(); err != nil {
+	if err := runGrouped(c); err != nil {
 		return "", "", fmt.Sprintf("tools/adapters/install %s: %v", fw.Install, err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -419,7 +419,7 @@ func runRepro(ctx context.Context, script, runner string, stdout io.Writer) stri
 	inGroup(c)
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
-	err := c.Run()
+	err := runGrouped(c)
 	text := sanitizeBlock(out.String())
 	if err != nil {
 		text += fmt.Sprintf("\n(%s failed: %v)", line, err)
