@@ -127,9 +127,12 @@ def op_scatter_reduce(self, dim, index, src, reduce, include_self):
 
 # onnx.reference's GatherElements calls np.choose(mode="wrap"), which
 # wraps an index past the end by subtracting the size once a step: an
-# index of 2^40 into 3 elements takes hours. Past this many steps in all
-# the call is answered unsupported, not left to time out.
+# index of 2^40 into 3 elements takes minutes (over 100 s). Past this many
+# steps in all the call is answered unsupported, not left to time out.
+# np.choose takes at most CHOOSE_MAX choices (NumPy 2's NPY_MAXARGS); past
+# them the reference falls back to a loop that raises IndexError at once.
 WRAP_STEPS = 1 << 24
+CHOOSE_MAX = 64
 
 
 def op_gather(inp, dim, index):
@@ -139,7 +142,7 @@ def op_gather(inp, dim, index):
     a, i = as1d(inp), as1d(index)
     negative_values(i, a.shape[dim], BAD_INDEX)
     n = a.shape[dim]
-    if REFERENCE and n > 0:
+    if REFERENCE and 0 < n <= CHOOSE_MAX:
         past = i[i >= n]
         if past.size and float(np.sum(past.astype(np.float64) / n)) > WRAP_STEPS:
             fail("unsupported", "index %d into a dimension of size %d: onnx.reference's np.choose(mode=\"wrap\") would "
