@@ -468,7 +468,7 @@ func nanLostToLater(p scatter.Profile) runFunc {
 			}
 			acc := math.NaN()
 			for i, v := range vals[last+1:] {
-				if i == 0 || isMax && v > acc || !isMax && v < acc {
+				if i == 0 || isMax && v >= acc || !isMax && v <= acc { // a tie takes the later value
 					acc = v
 				}
 			}

@@ -172,7 +172,8 @@ func TestGatherIndexModulo(t *testing.T) {
 // Runtime's examples (float32 amax along dim 0, self then the
 // contributions in index order): self -8 with NaN then -4 gives -4, self
 // -4 with a NaN alone gives NaN, a NaN self followed by 2 gives 2; amin
-// alike; a group without NaN and include_self=False keep PyTorch's value.
+// alike; a tie after the NaN takes the later value (-0 after +0); a group
+// without NaN and include_self=False keep PyTorch's value.
 func TestNanLostToLater(t *testing.T) {
 	mut := mutantNamed(t, "nan-lost-to-later")
 	nan := math.NaN()
@@ -197,6 +198,8 @@ func TestNanLostToLater(t *testing.T) {
 		{"amin NaN then 5 and 3", []float64{1, 0}, []float64{nan, 5, 3}, []int64{0, 0, 0}, scatter.ReduceAmin, false, []float64{3, 0}},
 		{"no NaN", []float64{1, 0}, []float64{5, 3}, []int64{0, 1}, scatter.ReduceAmax, false, []float64{5, 3}},
 		{"exclude self, NaN then 1", []float64{7, 0}, []float64{nan, 1}, []int64{0, 0}, scatter.ReduceAmax, true, []float64{1, 0}},
+		{"a tie after the NaN takes the later value", []float64{nan, 0}, []float64{0, math.Copysign(0, -1)}, []int64{0, 0}, scatter.ReduceAmax, false,
+			[]float64{math.Copysign(0, -1), 0}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			call := scatter.ScatterReduce{Self: f32(c.self...), Dim: 0, Index: scatter.FromSlice(c.index, len(c.index)),
@@ -207,7 +210,7 @@ func TestNanLostToLater(t *testing.T) {
 			}
 			for i, w := range c.want {
 				got := scatter.Float64At(res.Out.Data, i)
-				if got != w && !(math.IsNaN(got) && math.IsNaN(w)) {
+				if got != w && !(math.IsNaN(got) && math.IsNaN(w)) || math.Signbit(got) != math.Signbit(w) {
 					t.Errorf("out[%d] = %v, want %v", i, got, w)
 				}
 			}
