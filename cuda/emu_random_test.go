@@ -88,7 +88,7 @@ func TestEmuRandomCalls(t *testing.T) {
 		}
 		return b
 	}, func() bool { return len(notRun()) > 0 })
-	if n >= 700 && !t.Failed() {
+	if n >= coverageCalls && !t.Failed() {
 		// every kernel the host launches ran at least once: a kernel
 		// the drawn calls cannot reach fails here
 		for _, k := range notRun() {
@@ -109,15 +109,20 @@ func TestGPURandomCalls(t *testing.T) {
 	}, nil)
 }
 
-// randomCalls runs the random calls through the backends mk makes, then
-// more while want (when given) asks for them, up to 4 times as many (a
+// coverageCalls is the number of random calls from which every kernel
+// must have run (fewer, as under -short, check no coverage).
+const coverageCalls = 700
+
+// randomCalls runs the random calls through the backends mk makes, then,
+// when there are coverageCalls of them at least, more while want (when
+// given) asks for them, up to 4 times as many (a
 // kernel that only a rare draw reaches, such as a shared-memory bfloat16
 // kernel under one policy, is missed by some seeds of the first calls), and
 // returns how many it ran.
 func randomCalls(t *testing.T, mk backendMaker, want func() bool) int {
 	cache := &backendCache{m: map[string]*backend{}, mk: mk}
 	seed := randSeed(t)
-	n := 700
+	n := coverageCalls
 	if testing.Short() {
 		n = 100
 	}
@@ -126,7 +131,7 @@ func randomCalls(t *testing.T, mk backendMaker, want func() bool) int {
 	}
 	g := &callGen{r: rand.New(rand.NewPCG(seed, 1))}
 	fails, ran := 0, 0
-	for i := 0; fails < 10 && (i < n || want != nil && i < 5*n && want()); i++ {
+	for i := 0; fails < 10 && (i < n || want != nil && n >= coverageCalls && i < 5*n && want()); i++ {
 		ran++
 		c := g.call()
 		for _, prof := range scatter.Profiles {
