@@ -273,18 +273,26 @@ func accMutant(acc func(reference.Folds) fpFormat, applies func(reference.Folds)
 // refoldRun returns the run function of a mutant that folds with rule r,
 // judged under profile prof.
 func refoldRun(r foldRule, prof scatter.Profile) runFunc {
+	return refoldWith(prof, func(g reference.Folds) bool { return r.applies(g) && (!extreme(g.Reduce) || r.flush) }, r.fold)
+}
+
+// refoldWith returns the run function of a mutant that gives each group
+// of a call the value fold returns for it (the reference's stands where
+// fold's ok is false), on calls whose folds applies takes, under profile
+// prof.
+func refoldWith(prof scatter.Profile, applies func(reference.Folds) bool, fold func(reference.Folds, reference.FoldGroup) (float64, bool)) runFunc {
 	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 		res, err := b.Run(c)
 		if err != nil {
 			return res, err
 		}
 		g, ok := reference.Expect(c, prof).Folds()
-		if !ok || !r.applies(g) || len(g.Groups) == 0 || extreme(g.Reduce) && !r.flush {
+		if !ok || len(g.Groups) == 0 || !applies(g) {
 			return res, nil
 		}
 		out := scatter.CloneTensor(res.Out.Contiguous())
 		for _, grp := range g.Groups {
-			if v, ok := r.fold(g, grp); ok {
+			if v, ok := fold(g, grp); ok {
 				scatter.SetFloat(out.Data, grp.Out, v)
 			}
 		}
@@ -292,9 +300,9 @@ func refoldRun(r foldRule, prof scatter.Profile) runFunc {
 	}
 }
 
-// fold folds one group with the rule; ok is false where the mutant leaves
-// the reference's value (specials, a count of 256 or more).
-func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, bool) {
+// groupValues returns the values one group folds, in the canonical
+// order: self's first where it takes part, then the contributions.
+func groupValues(g reference.Folds, grp reference.FoldGroup) []float64 {
 	vals := make([]float64, 0, len(grp.Srcs)+1)
 	if g.Self {
 		vals = append(vals, scatter.Float64At(g.Init.Data, grp.Out))
@@ -302,6 +310,13 @@ func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, boo
 	for _, s := range grp.Srcs {
 		vals = append(vals, scatter.Float64At(g.Src.Data, s))
 	}
+	return vals
+}
+
+// fold folds one group with the rule; ok is false where the mutant leaves
+// the reference's value (specials, a count of 256 or more).
+func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, bool) {
+	vals := groupValues(g, grp)
 	for _, v := range vals {
 		// an infinity takes part in a max or min as any value does; in a
 		// sum, product or mean the reference's value stands

@@ -438,42 +438,28 @@ func gatherIndexModulo(b scatter.Backend, c scatter.Call) (scatter.Result, error
 // gate: self -8, contributions NaN then -4 give -4; self -4 and a NaN
 // alone give NaN), where PyTorch propagates every NaN.
 func nanLostToLater(p scatter.Profile) runFunc {
-	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-		res, err := b.Run(c)
-		if err != nil || res.Out.IsZero() || !res.Out.DType().IsFloat() {
-			return res, err
+	return refoldWith(p, func(g reference.Folds) bool { return extreme(g.Reduce) }, lostToLater)
+}
+
+// lostToLater folds one group as nan-lost-to-later does; ok is false for
+// a group without NaN.
+func lostToLater(g reference.Folds, grp reference.FoldGroup) (float64, bool) {
+	vals := groupValues(g, grp)
+	last := -1
+	for i, v := range vals {
+		if math.IsNaN(v) {
+			last = i
 		}
-		g, ok := reference.Expect(c, p).Folds()
-		if !ok || !extreme(g.Reduce) {
-			return res, err
-		}
-		isMax := g.Reduce == scatter.ReduceAmax
-		out := scatter.CloneTensor(res.Out.Contiguous())
-		for _, grp := range g.Groups {
-			vals := make([]float64, 0, len(grp.Srcs)+1)
-			if g.Self {
-				vals = append(vals, scatter.Float64At(g.Init.Data, grp.Out))
-			}
-			for _, s := range grp.Srcs {
-				vals = append(vals, scatter.Float64At(g.Src.Data, s))
-			}
-			last := -1
-			for i, v := range vals {
-				if math.IsNaN(v) {
-					last = i
-				}
-			}
-			if last < 0 {
-				continue
-			}
-			acc := math.NaN()
-			for i, v := range vals[last+1:] {
-				if i == 0 || isMax && v >= acc || !isMax && v <= acc { // a tie takes the later value
-					acc = v
-				}
-			}
-			scatter.SetFloat(out.Data, grp.Out, acc)
-		}
-		return scatter.Result{Out: out, Arg: res.Arg}, nil
 	}
+	if last < 0 {
+		return 0, false
+	}
+	isMax := g.Reduce == scatter.ReduceAmax
+	acc := math.NaN()
+	for i, v := range vals[last+1:] {
+		if i == 0 || isMax && v >= acc || !isMax && v <= acc { // a tie takes the later value
+			acc = v
+		}
+	}
+	return acc, true
 }
