@@ -443,8 +443,8 @@ type child struct {
 	stdout *os.File // our end of its standard output
 	br     *bufio.Reader
 
-	stderr *os.File // our end of its standard error, copied into the Client's tail
-	guard  *os.File // the write end of its group's guard (startGuard), or nil
+	stderr  *os.File // our end of its standard error, copied into the Client's tail
+	release func()   // ends its group's guard (GuardGroup)
 
 	exited    chan struct{} // closed once cmd.Wait has returned
 	waitErr   error         // cmd.Wait's error, once exited is closed
@@ -488,8 +488,7 @@ func startChild(command string, opts ClientOptions, stderr io.Writer) (*child, e
 		errR.Close()
 		return nil, err
 	}
-	guard := startGuard(cmd.Process.Pid)
-	p := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, guard: guard, br: bufio.NewReaderSize(outR, 64<<10),
+	p := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, release: GuardGroup(cmd.Process.Pid), br: bufio.NewReaderSize(outR, 64<<10),
 		exited: make(chan struct{}), errCopied: make(chan struct{})}
 	go func() {
 		io.CopyBuffer(stderr, errR, make([]byte, 32<<10))
@@ -558,9 +557,7 @@ func (p *child) closePipes() {
 	case <-time.After(time.Second):
 	}
 	p.stderr.Close()
-	if p.guard != nil {
-		p.guard.Close() // the group is gone: its guard has nothing left to end
-	}
+	p.release() // the group is gone: its guard has nothing left to end
 }
 
 // tailWriter keeps the last max bytes written to it.

@@ -2,17 +2,11 @@
 
 package protocol
 
-import (
-	"os"
-	"os/exec"
-)
+import "os/exec"
 
 // groupCommand returns the command that runs command with sh (there are
 // no process groups here).
 func groupCommand(command string) *exec.Cmd { return exec.Command("sh", "-c", command) }
-
-// startGuard starts no guard (there are no process groups to end).
-func startGuard(pgid int) *os.File { return nil }
 
 // signalGroup ends the child (there are no process groups to signal here).
 func signalGroup(cmd *exec.Cmd, kill bool) {

@@ -16,22 +16,24 @@ func groupCommand(command string) *exec.Cmd {
 	return cmd
 }
 
-// startGuard puts a guard into the process group pgid (a started
-// groupCommand's) and returns the write end of its pipe, to be closed only
-// once the group has ended; nil when no guard could be started (the group
-// is already gone). The guard is a shell that blocks reading the pipe and,
-// at end of file, kills the whole group. Only this process holds the
-// write end, so the end of file comes when this process dies without
-// ending the group itself (SIGKILL, a crash, the out-of-memory killer):
-// nothing the implementation started outlives it, not even a hung
-// implementation that never reads its standard input again. It holds none
-// of the implementation's pipes and is no child of its leader (so no
-// part of its process tree's memory); ending the group the usual way
-// (SIGTERM) ends it too.
-func startGuard(pgid int) *os.File {
+// GuardGroup puts a guard into the process group pgid, which a started
+// command leads (groupCommand, or Setpgid), and returns its release: call
+// it once the group has ended, or once the command has been waited for,
+// to kill whatever is left of the group (SIGKILL). The guard is a shell
+// that blocks reading a pipe and, at end of file, kills the whole group.
+// Only this process holds the write end, which release closes, so the
+// end of file also comes when this process dies without ending the group
+// itself (SIGKILL, a crash, the out-of-memory killer): nothing the command
+// started outlives it, not even a hung implementation that never reads
+// its standard input again. The guard holds none of the command's pipes
+// and is no child of its leader (so no part of its process tree's
+// memory); ending the group the usual way (SIGTERM) ends it too. Where no
+// guard could be started (the group is already gone), release does
+// nothing.
+func GuardGroup(pgid int) (release func()) {
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil
+		return func() {}
 	}
 	g := exec.Command("sh", "-c", "read guard; kill -KILL 0")
 	g.Stdin = r // standard output and error: the null device
@@ -40,10 +42,10 @@ func startGuard(pgid int) *os.File {
 	r.Close()
 	if err != nil {
 		w.Close()
-		return nil
+		return func() {}
 	}
 	go g.Wait()
-	return w
+	return func() { w.Close() }
 }
 
 // signalGroup sends the child's process group SIGTERM (kill false) or
@@ -62,18 +64,4 @@ func signalGroup(cmd *exec.Cmd, kill bool) {
 // groupAlive reports whether any process of the child's group is left.
 func groupAlive(cmd *exec.Cmd) bool {
 	return cmd.Process != nil && syscall.Kill(-cmd.Process.Pid, 0) == nil
-}
-
-// GuardGroup puts a guard (startGuard) into the process group pgid, which
-// a started command leads (Setpgid), so that the group is killed if this
-// process dies without ending it. release ends the guard's watch by
-// killing whatever is left of the group (SIGKILL): call it once the
-// command has been waited for. Where no guard could be started, release
-// does nothing.
-func GuardGroup(pgid int) (release func()) {
-	w := startGuard(pgid)
-	if w == nil {
-		return func() {}
-	}
-	return func() { w.Close() }
 }
