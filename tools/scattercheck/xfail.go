@@ -87,24 +87,23 @@ func parseXfail(path string, f interface{ Read([]byte) (int, error) }) (*xfailLi
 		}
 		var like []string
 		sometimes := false
-		if len(fields) >= 2 && len(fields) <= 3 {
-			rest := fields[1:]
-			if i := slices.Index(rest, "sometimes"); i >= 0 && len(rest) == 2 {
-				sometimes, rest = true, slices.Delete(slices.Clone(rest), i, i+1)
-			}
-			if len(rest) == 1 && strings.HasPrefix(rest[0], "like=") {
+		for _, f := range fields[1:] {
+			switch {
+			case f == "sometimes":
+				sometimes = true
+			case strings.HasPrefix(f, "like=") && like == nil:
 				var err error
-				if like, err = parseLike(strings.TrimPrefix(rest[0], "like=")); err != nil {
+				if like, err = parseLike(strings.TrimPrefix(f, "like=")); err != nil {
 					return nil, fmt.Errorf("%s:%d: %v", path, n, err)
 				}
-				pat = fields[0]
-			} else if len(rest) == 1 && rest[0] == "sometimes" {
-				return nil, fmt.Errorf("%s:%d: %q: sometimes needs like=MUTANT: an entry that may pass and pins nothing would excuse any failure and never say so", path, n, pat)
+			default:
+				return nil, fmt.Errorf("%s:%d: %q: one case id or glob a line, optionally followed by like=MUTANT[,MUTANT...] and sometimes (a reason goes after #)", path, n, pat)
 			}
 		}
-		if strings.ContainsAny(pat, " \t") {
-			return nil, fmt.Errorf("%s:%d: %q: one case id or glob a line, optionally followed by like=MUTANT[,MUTANT...] and sometimes (a reason goes after #)", path, n, pat)
+		if sometimes && like == nil {
+			return nil, fmt.Errorf("%s:%d: %q: sometimes needs like=MUTANT: an entry that may pass and pins nothing would excuse any failure and never say so", path, n, pat)
 		}
+		pat = fields[0]
 		re, err := globRegexp(pat)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
