@@ -131,20 +131,19 @@ func randomCalls(t *testing.T, mk backendMaker, want func() bool) int {
 	}
 	g := &callGen{r: rand.New(rand.NewPCG(seed, 1))}
 	fails, ran := 0, 0
-	for i := 0; fails < 10 && (i < n || want != nil && n >= coverageCalls && i < 5*n && want()); i++ {
-		ran++
+	for ; fails < 10 && (ran < n || want != nil && n >= coverageCalls && ran < 5*n && want()); ran++ {
 		c := g.call()
 		for _, prof := range scatter.Profiles {
 			for _, pc := range policies {
 				b := cache.get(t, prof, config{pol: pc.pol}, pc.name)
 				if err := judgeRun(b, c, prof, scatter.Conformant); err != nil {
-					t.Errorf("call %d, atomic mode, policy %s: %v", i, pc.name, err)
+					t.Errorf("call %d, atomic mode, policy %s: %v", ran, pc.name, err)
 					fails++
 				}
 			}
 			b := cache.get(t, prof, config{deterministic: true}, "deterministic")
 			if err := judgeRun(b, c, prof, scatter.Strict); err != nil {
-				t.Errorf("call %d, deterministic mode: %v", i, err)
+				t.Errorf("call %d, deterministic mode: %v", ran, err)
 				fails++
 			}
 		}
