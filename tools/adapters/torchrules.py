@@ -1,9 +1,10 @@
 """PyTorch's argument rules for the NumPy adapter and the framework
-adapters (JAX, ONNX, Paddle, TensorFlow, tinygrad): what PyTorch checks before it computes
-(dim range, index dtype, dtype match, the shape rules, a scalar's
-conversion), which the frameworks do not check the same way and each
-adapter must, and the pieces of the dim-scatter mapping they share. The
-values themselves are the framework's.
+adapters (JAX, ONNX, Paddle, TensorFlow, tinygrad): what PyTorch checks
+before it computes (dim range, index dtype, dtype match, the shape rules,
+a scalar's conversion), which the frameworks do not check the same way
+and each adapter must, and the pieces of the dim-scatter mapping they
+share. The values themselves are the framework's. Plain NumPy: ml_dtypes
+is imported only for bfloat16's range.
 """
 
 import math
