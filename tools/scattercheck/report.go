@@ -82,6 +82,10 @@ type caseResult struct {
 	// XfailLike are the mutants of the xfail entry (like=) that made the
 	// case XFAIL or XPASS: an XFAIL failure's likely bug is one of them.
 	XfailLike []string
+
+	// xfail is the entry that decided an XFAIL or XPASS (applyXfail);
+	// nil for cases read back from a -json report.
+	xfail *xfailEntry
 }
 
 // failure is what a failing case shows.
@@ -417,7 +421,7 @@ func (r *runReport) printExpected(w io.Writer) {
 				xs = append(xs, fmt.Sprintf("      %s", f.Likely))
 			}
 		case stXpass:
-			xs = append(xs, fmt.Sprintf("  XPASS %s: expected to fail (%s) but passed", cr.ID, orDash(cr.Reason)))
+			xs = append(xs, fmt.Sprintf("  XPASS %s: expected to fail (%s) but passed%s", cr.ID, orDash(cr.Reason), drawsHint(cr)))
 		}
 	}
 	if len(xs) == 0 {
@@ -427,6 +431,26 @@ func (r *runReport) printExpected(w io.Writer) {
 	for _, x := range xs {
 		fmt.Fprintln(w, x)
 	}
+}
+
+// drawn reports whether a case's calls are drawn (a random case or a
+// property), so that which of them meet a bug depends on -seed and
+// -checks.
+func drawn(id string) bool {
+	return strings.HasPrefix(id, "random/") || strings.HasPrefix(id, "property/")
+}
+
+// drawsHint is what an XPASS of a random case or a property adds: whether
+// such a case meets a known bug depends on its draws (-seed, -checks), so
+// its entry may need `sometimes` (which needs like=) rather than removal.
+func drawsHint(cr *caseResult) string {
+	if !drawn(cr.ID) {
+		return ""
+	}
+	if len(cr.XfailLike) == 0 {
+		return "; its draws change with -seed and -checks: pin the entry (like=) and add sometimes if the bug shows only in some"
+	}
+	return "; its draws change with -seed and -checks: add sometimes to the entry if the bug shows only in some"
 }
 
 // printFailures writes a one-line index of the failures, then the first

@@ -294,10 +294,10 @@ func (r *runReport) applyXfail(l *xfailList) []string {
 				ws = append(ws, pinWs...)
 				continue
 			}
-			cr.Status, cr.Reason, cr.XfailLike = stXfail, e.reason, e.like
+			cr.Status, cr.Reason, cr.XfailLike, cr.xfail = stXfail, e.reason, e.like, e
 		case stPass:
 			if !e.sometimes {
-				cr.Status, cr.Reason, cr.XfailLike = stXpass, e.reason, e.like
+				cr.Status, cr.Reason, cr.XfailLike, cr.xfail = stXpass, e.reason, e.like, e
 			}
 		}
 	}
@@ -347,17 +347,11 @@ func unpinnedExcuses(l *xfailList, runs []*runReport) []string {
 	by := map[*xfailEntry]*excuses{}
 	for _, r := range runs {
 		for _, cr := range r.Cases {
-			if cr.Status != stXfail || len(cr.XfailLike) > 0 || !strings.HasPrefix(cr.ID, "random/") && !strings.HasPrefix(cr.ID, "property/") {
+			e := cr.xfail
+			if cr.Status != stXfail || e == nil || len(e.like) > 0 || !drawn(cr.ID) {
 				continue
 			}
-			var e *xfailEntry
-			for _, c := range l.entries {
-				if len(c.like) == 0 && c.re.MatchString(cr.ID) {
-					e = c
-					break
-				}
-			}
-			if e == nil || strings.Contains(e.reason, "(unpinned:") {
+			if strings.Contains(e.reason, "(unpinned:") {
 				continue
 			}
 			x := by[e]

@@ -314,3 +314,32 @@ func TestUnpinnedExcuses(t *testing.T) {
 		})
 	}
 }
+
+// TestXpassDrawsHint: an XPASS of a random case or a property says that
+// its draws vary and what the entry needs (sometimes, and like= first
+// when the entry is unpinned); a spec case's XPASS adds nothing.
+func TestXpassDrawsHint(t *testing.T) {
+	for _, c := range []struct{ name, line, id, want string }{
+		{"random/pinned", "random/* like=half-truncated", "random/scatter_add/float16", "add sometimes to the entry"},
+		{"property/unpinned", "property/*", "property/differential/scatter_add", "pin the entry (like=) and add sometimes"},
+		{"spec", "spec/*", "spec/scatter_add/x", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := parseXfail("x.txt", strings.NewReader(c.line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &runReport{Cases: []*caseResult{{ID: c.id, Status: stPass}}}
+			r.applyXfail(l)
+			var b strings.Builder
+			r.printExpected(&b)
+			out := b.String()
+			if !strings.Contains(out, "XPASS "+c.id) {
+				t.Fatalf("no XPASS line:\n%s", out)
+			}
+			if c.want == "" && strings.Contains(out, "-seed") || c.want != "" && !strings.Contains(out, c.want) {
+				t.Errorf("want %q in:\n%s", c.want, out)
+			}
+		})
+	}
+}
