@@ -106,10 +106,10 @@ def op_gather(inp, dim, index):
     return np.asarray(r).reshape(index.shape)
 
 
-def hello_answer(rid):
+def hello_answer(rid, ops):
     return {"id": rid, "protocol": PROTOCOL, "name": "jax", "version": "%s (jaxlib %s, cpu, x64)" % (
         jax.__version__, jax.lib.__version__ if hasattr(jax.lib, "__version__") else "?"),
-        "ops": ["scatter", "scatter_add", "scatter_reduce", "gather"], "dtypes": list(DTYPES)}
+        "ops": ops, "dtypes": list(DTYPES)}
 
 
 def framework_error(e):

@@ -43,110 +43,24 @@ contiguous array. bench is not offered (answered "unsupported").
 A bad request never ends the adapter; it exits when standard input closes.
 """
 
-import base64
-import binascii
 import math
 import os
 
 import numpy as np
 
-from lines import Fields, fail, serve
+from arrays import NUMPY_DTYPES, Arrays
+from lines import fail, operation, serve
 from torchrules import as1d, dim_targets, identity, scalar_to, scatter_checks, wrap_dim
 from tsrules import check_size, ts_broadcast, ts1_prepare, ts2_prepare
 
 PROTOCOL = 1
 
-OPS = [
-    "scatter", "scatter_add", "scatter_reduce", "index_reduce", "gather",
-    "torch_scatter.scatter_add", "torch_scatter.scatter",
-    "tensor.scatter", "tensor.gather",
-]
-
 # name -> numpy dtype of the wire bytes (little-endian). No bfloat16.
-DTYPES = {
-    "bool": np.dtype("|b1"),
-    "uint8": np.dtype("|u1"),
-    "int8": np.dtype("|i1"),
-    "int16": np.dtype("<i2"),
-    "int32": np.dtype("<i4"),
-    "int64": np.dtype("<i8"),
-    "float16": np.dtype("<f2"),
-    "float32": np.dtype("<f4"),
-    "float64": np.dtype("<f8"),
-}
-NAME_OF = {dt.newbyteorder("="): name for name, dt in DTYPES.items()}
-NAME_OF.update({dt: name for name, dt in DTYPES.items()})
-
+DTYPES = NUMPY_DTYPES
 MAX_OUTPUT_ELEMS = int(os.environ.get("SCATTER_ADAPTER_MAX_ELEMS", str(1 << 28)))
 
-
-def name_of(a):
-    return NAME_OF.get(a.dtype.newbyteorder("="), str(a.dtype))
-
-
-# ---------------------------------------------------------------- tensors
-
-
-def decode_tensor(obj, name):
-    if not isinstance(obj, dict):
-        fail("invalid_argument", "%s: a tensor is an object with dtype, shape and data" % name)
-    dtn = obj.get("dtype")
-    if dtn == "bfloat16":
-        fail("unsupported", "%s: NumPy has no bfloat16" % name)
-    if not isinstance(dtn, str) or dtn not in DTYPES:
-        fail("invalid_argument", "%s: unknown dtype %r" % (name, dtn))
-    ndt = DTYPES[dtn]
-    shape = obj.get("shape")
-    if not isinstance(shape, list) or any(type(s) is not int or s < 0 for s in shape):
-        fail("invalid_argument", "%s: shape %r is not a list of non-negative integers" % (name, shape))
-    if len(shape) > 64:
-        fail("invalid_argument", "%s: %d dimensions" % (name, len(shape)))
-    n = math.prod(shape)
-    strides = obj.get("strides")
-    stored = n
-    if strides is not None:
-        # The strides extension (protocol/doc.go): data is the storage of a
-        # view with these element strides.
-        if not isinstance(strides, list) or len(strides) != len(shape) or any(
-                type(s) is not int or s < 0 for s in strides):
-            fail("invalid_argument", "%s: strides %r are not one non-negative integer per dimension of %r"
-                 % (name, strides, shape))
-        if n > MAX_OUTPUT_ELEMS:
-            fail("unsupported", "%s: the adapter does not take a view of more than %d elements" % (name, MAX_OUTPUT_ELEMS))
-        stored = 0 if n == 0 else 1 + sum((size - 1) * st for size, st in zip(shape, strides))
-    data = obj.get("data", "")
-    if not isinstance(data, str):
-        fail("invalid_argument", "%s: data is not a string" % name)
-    want = stored * ndt.itemsize
-    if len(data) != 4 * ((want + 2) // 3):
-        fail("invalid_argument", "%s: %d base64 characters for %d bytes" % (name, len(data), want))
-    try:
-        raw = base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError) as e:
-        fail("invalid_argument", "%s: malformed base64: %s" % (name, e))
-    if len(raw) != want:
-        fail("invalid_argument", "%s: %d bytes of data, shape %r of %s needs %d" % (name, len(raw), shape, dtn, want))
-    if dtn == "bool":
-        u = np.frombuffer(raw, dtype=np.uint8)
-        if u.size and u.max() > 1:
-            fail("invalid_argument", "%s: a bool byte is not 0 or 1" % name)
-    arr = np.frombuffer(raw, dtype=ndt).astype(ndt.newbyteorder("="), copy=True)
-    if strides is None:
-        return arr.reshape(shape)
-    # Materialised: the ufuncs here run on contiguous arrays alike, and
-    # nothing writes into a view whose elements share memory.
-    view = np.lib.stride_tricks.as_strided(arr, shape=shape, strides=[s * arr.itemsize for s in strides],
-                                           writeable=False)
-    return np.ascontiguousarray(view)
-
-
-def encode_result(a):
-    a = np.asarray(a)
-    name = name_of(a)
-    if name not in DTYPES:
-        fail("invalid_argument", "result has dtype %s, which the protocol lacks" % a.dtype)
-    raw = np.ascontiguousarray(a).astype(DTYPES[name], copy=False).tobytes()
-    return {"dtype": name, "shape": list(a.shape), "data": base64.b64encode(raw).decode("ascii")}
+ARRAYS = Arrays(DTYPES, max_view_elems=MAX_OUTPUT_ELEMS)
+decode_tensor, encode_result, name_of = ARRAYS.decode, ARRAYS.encode, ARRAYS.name_of
 
 
 # ------------------------------------------------------- PyTorch's rules
@@ -472,45 +386,25 @@ def op_fs_gather(indices, src):
 # ---------------------------------------------------------------- requests
 
 
-def run(req):
-    """Decode and run one operation request; return (out, arg or None)."""
-    op = req.get("op")
-    f = Fields(req, decode_tensor)
-    if op == "scatter":
-        self, dim, index = f.tensor("self"), f.int("dim"), f.tensor("index")
-        reduce = f.str("reduce", required=False)
-        if f.has("src") == f.has("value"):
-            fail("invalid_argument", "scatter needs exactly one of src and value")
-        src = f.tensor("src") if f.has("src") else None
-        value = f.scalar("value") if f.has("value") else None
-        return op_scatter(self, dim, index, src, value, reduce), None
-    if op == "scatter_add":
-        return op_scatter_add(f.tensor("self"), f.int("dim"), f.tensor("index"), f.tensor("src")), None
-    if op == "scatter_reduce":
-        return op_scatter_reduce(f.tensor("self"), f.int("dim"), f.tensor("index"), f.tensor("src"),
-                                 f.str("reduce"), f.bool("include_self", True)), None
-    if op == "index_reduce":
-        return op_index_reduce(f.tensor("self"), f.int("dim"), f.tensor("index"), f.tensor("source"),
-                               f.str("reduce"), f.bool("include_self", True)), None
-    if op == "gather":
-        return op_gather(f.tensor("input"), f.int("dim"), f.tensor("index")), None
-    if op == "torch_scatter.scatter_add":
-        return op_ts1_scatter_add(f.tensor("src"), f.tensor("index"), f.int("dim", False, -1), f.tensor("out", False),
-                                  f.int("dim_size", False), f.scalar("fill_value", False, 0)), None
-    if op == "torch_scatter.scatter":
-        return op_ts2_scatter(f.tensor("src"), f.tensor("index"), f.int("dim", False, -1), f.tensor("out", False),
-                              f.int("dim_size", False), f.str("reduce", False, "sum")), None
-    if op == "tensor.scatter":
-        return op_fs_scatter(f.indices(), f.shape(), f.tensor("src")), None
-    if op == "tensor.gather":
-        return op_fs_gather(f.indices(), f.tensor("src")), None
-    fail("unsupported", "op %r is not offered" % (op,))
+# the functions by the protocol's op name (lines.operation reads their
+# fields); each returns the output
+OPS = {
+    "scatter": op_scatter,
+    "scatter_add": op_scatter_add,
+    "scatter_reduce": op_scatter_reduce,
+    "index_reduce": op_index_reduce,
+    "gather": op_gather,
+    "torch_scatter.scatter_add": op_ts1_scatter_add,
+    "torch_scatter.scatter": op_ts2_scatter,
+    "tensor.scatter": op_fs_scatter,
+    "tensor.gather": op_fs_gather,
+}
 
 
 def hello_answer(rid):
     # "strides": the strides extension (protocol/doc.go).
     return {"id": rid, "protocol": PROTOCOL, "name": "numpy", "version": np.__version__,
-            "ops": OPS, "dtypes": list(DTYPES), "strides": True}
+            "ops": list(OPS), "dtypes": list(DTYPES), "strides": True}
 
 
 def handle(rid, req):
@@ -519,15 +413,13 @@ def handle(rid, req):
         return hello_answer(rid)
     if op == "bench":
         fail("unsupported", "the NumPy adapter does not time calls")
+    fn, args = operation(req, decode_tensor, OPS)
     try:
         with np.errstate(all="ignore"):  # overflow, invalid and 0/0 are results, as in PyTorch
-            out, arg = run(req)
+            out = fn(*args)
     except IndexError as e:
         fail("index_out_of_range", "IndexError: %s" % e)
-    ans = {"id": rid, "out": encode_result(out)}
-    if arg is not None:
-        ans["arg"] = encode_result(arg)
-    return ans
+    return {"id": rid, "out": encode_result(out)}
 
 
 if __name__ == "__main__":

@@ -150,7 +150,7 @@ def op_gather(inp, dim, index):
     return run_node("GatherElements", [("data", a), ("indices", i)], {"axis": dim}).reshape(index.shape)
 
 
-def hello_answer(rid):
+def hello_answer(rid, ops):
     if REFERENCE:
         name, version = "onnx.reference", onnx.__version__
     else:
@@ -158,7 +158,7 @@ def hello_answer(rid):
     # ONNX Runtime's Python binding takes no bfloat16 array from NumPy
     dtypes = [d for d in DTYPES if REFERENCE or d != "bfloat16"]
     return {"id": rid, "protocol": PROTOCOL, "name": name, "version": version,
-            "ops": ["scatter", "scatter_add", "scatter_reduce", "gather"], "dtypes": dtypes}
+            "ops": ops, "dtypes": dtypes}
 
 
 def framework_error(e):

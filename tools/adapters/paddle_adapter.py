@@ -149,9 +149,9 @@ def op_gather(inp, dim, index):
     return r.numpy().reshape(index.shape)
 
 
-def hello_answer(rid):
+def hello_answer(rid, ops):
     return {"id": rid, "protocol": PROTOCOL, "name": "paddle", "version": "%s (cpu)" % paddle.__version__,
-            "ops": ["scatter", "scatter_add", "scatter_reduce", "gather"], "dtypes": CLAIMED}
+            "ops": ops, "dtypes": CLAIMED}
 
 
 def framework_error(e):

@@ -265,10 +265,9 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
     return out.reshape(p.shape)
 
 
-def hello_answer(rid):
+def hello_answer(rid, ops):
     return {"id": rid, "protocol": PROTOCOL, "name": "tensorflow", "version": "%s (cpu)" % tf.__version__,
-            "ops": ["scatter", "scatter_add", "scatter_reduce", "gather", "torch_scatter.scatter_add", "torch_scatter.scatter"],
-            "dtypes": list(DTYPES)}
+            "ops": ops, "dtypes": list(DTYPES)}
 
 
 def framework_error(e):

@@ -146,9 +146,9 @@ def op_gather(inp, dim, index):
     return to_numpy(r).reshape(index.shape)
 
 
-def hello_answer(rid):
+def hello_answer(rid, ops):
     return {"id": rid, "protocol": PROTOCOL, "name": "tinygrad", "version": "%s (CPU, clang)" % tinygrad_version(),
-            "ops": ["scatter", "scatter_add", "scatter_reduce", "gather"], "dtypes": list(DTYPES)}
+            "ops": ops, "dtypes": list(DTYPES)}
 
 
 def tinygrad_version():

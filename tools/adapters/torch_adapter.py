@@ -39,8 +39,6 @@ traceback goes to standard error. A bad request never ends the adapter; it
 exits when standard input closes.
 """
 
-import base64
-import binascii
 import math
 import os
 import sys
@@ -50,15 +48,9 @@ import traceback
 import numpy as np
 import torch
 
-from lines import AdapterError, Fields, fail, serve
+from lines import AdapterError, fail, operation, serve, tensor_data, tensor_object
 
 PROTOCOL = 1
-
-OPS = [
-    "scatter", "scatter_add", "scatter_reduce", "index_reduce", "gather",
-    "torch_scatter.scatter_add", "torch_scatter.scatter",
-    "tensor.scatter", "tensor.gather",
-]
 
 # name -> (torch dtype, numpy dtype of the wire bytes, little-endian). The
 # 16-bit floats travel as their bit patterns through int16 (numpy has no
@@ -153,38 +145,10 @@ def kind_of(exc):
 
 
 def decode_tensor(obj, name):
-    if not isinstance(obj, dict):
-        fail("invalid_argument", "%s: a tensor is an object with dtype, shape and data" % name)
-    dtn = obj.get("dtype")
-    if not isinstance(dtn, str) or dtn not in DTYPES:
-        fail("invalid_argument", "%s: unknown dtype %r" % (name, dtn))
+    dtn, shape, strides, raw = tensor_data(obj, name, DTYPES, max_view_elems=MAX_OUTPUT_ELEMS)
     tdt, ndt = DTYPES[dtn]
-    shape = obj.get("shape")
-    if not isinstance(shape, list) or any(type(s) is not int or s < 0 for s in shape):
-        fail("invalid_argument", "%s: shape %r is not a list of non-negative integers" % (name, shape))
-    if len(shape) > 64:
-        fail("invalid_argument", "%s: %d dimensions" % (name, len(shape)))
-    n = math.prod(shape)
-    strides = storage_strides(obj, shape, n, name)
-    stored = n if strides is None else storage_len(shape, strides, n)
-    data = obj.get("data", "")
-    if not isinstance(data, str):
-        fail("invalid_argument", "%s: data is not a string" % name)
-    want = stored * ndt.itemsize
-    if len(data) != 4 * ((want + 2) // 3):
-        fail("invalid_argument", "%s: %d base64 characters for %d bytes" % (name, len(data), want))
-    try:
-        raw = base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError) as e:
-        fail("invalid_argument", "%s: malformed base64: %s" % (name, e))
-    if len(raw) != want:
-        fail("invalid_argument", "%s: %d bytes of data, shape %r of %s needs %d" % (name, len(raw), shape, dtn, want))
-    if tdt is torch.bool:
-        u = np.frombuffer(raw, dtype=np.uint8)
-        if u.size and u.max() > 1:
-            fail("invalid_argument", "%s: a bool byte is not 0 or 1" % name)
     arr = np.frombuffer(raw, dtype=ndt).astype(ndt.newbyteorder("="), copy=True)
-    t = torch.from_numpy(arr if strides is None else arr.reshape(-1))
+    t = torch.from_numpy(arr)
     if tdt in BIT_TYPES:
         t = t.view(tdt)
     if strides is None:
@@ -192,29 +156,6 @@ def decode_tensor(obj, name):
     # The strides extension: a view of the storage, as the caller has it
     # (an expanded index stays expanded, so PyTorch runs the kernel for it).
     return torch.as_strided(t, shape, strides)
-
-
-def storage_strides(obj, shape, n, name):
-    """The optional "strides" of a tensor (the strides extension, claimed in
-    the hello): None, or one non-negative int per dimension."""
-    strides = obj.get("strides")
-    if strides is None:
-        return None
-    if not isinstance(strides, list) or len(strides) != len(shape) or any(
-            type(s) is not int or s < 0 for s in strides):
-        fail("invalid_argument", "%s: strides %r are not one non-negative integer per dimension of %r"
-             % (name, strides, shape))
-    if n > MAX_OUTPUT_ELEMS:
-        fail("unsupported", "%s: the adapter does not take a view of more than %d elements" % (name, MAX_OUTPUT_ELEMS))
-    return strides
-
-
-def storage_len(shape, strides, n):
-    """The elements of a view's storage: 1 + sum((size-1)*stride), 0 when
-    the view has none."""
-    if n == 0:
-        return 0
-    return 1 + sum((size - 1) * st for size, st in zip(shape, strides))
 
 
 def encode_result(t):
@@ -227,67 +168,7 @@ def encode_result(t):
     _, ndt = DTYPES[name]
     if t.dtype in BIT_TYPES:
         t = t.reshape(-1).view(torch.int16)
-    raw = t.numpy().astype(ndt, copy=False).tobytes()
-    return {"dtype": name, "shape": shape, "data": base64.b64encode(raw).decode("ascii")}
-
-
-# ---------------------------------------------------------------- requests
-
-
-def decode_field(v, key):
-    """A tensor field of a request (Fields): torch_scatter writes into out,
-    so out is never a strided view, whose elements may share memory."""
-    t = decode_tensor(v, key)
-    if key == "out" and not t.is_contiguous():
-        t = t.contiguous()
-    return t
-
-
-def prepare(req):
-    """Decode a request once; return a function of no arguments that runs
-    the call and returns (out, arg or None)."""
-    op = req.get("op")
-    f = Fields(req, decode_field)
-    if op == "scatter":
-        self, dim, index = f.tensor("self"), f.int("dim"), f.tensor("index")
-        reduce = f.str("reduce", required=False)
-        if f.has("src") == f.has("value"):
-            fail("invalid_argument", "scatter needs exactly one of src and value")
-        src = f.tensor("src") if f.has("src") else f.scalar("value")
-        kw = {} if reduce is None else {"reduce": reduce}
-        # The clone is part of the out-of-place call, in the timing too.
-        return lambda: (self.clone().scatter_(dim, index, src, **kw), None)
-    if op == "scatter_add":
-        self, dim, index, src = f.tensor("self"), f.int("dim"), f.tensor("index"), f.tensor("src")
-        return lambda: (self.clone().scatter_add_(dim, index, src), None)
-    if op == "scatter_reduce":
-        self, dim, index, src = f.tensor("self"), f.int("dim"), f.tensor("index"), f.tensor("src")
-        reduce, include_self = f.str("reduce"), f.bool("include_self", True)
-        return lambda: (self.clone().scatter_reduce_(dim, index, src, reduce, include_self=include_self), None)
-    if op == "index_reduce":
-        self, dim, index, source = f.tensor("self"), f.int("dim"), f.tensor("index"), f.tensor("source")
-        reduce, include_self = f.str("reduce"), f.bool("include_self", True)
-        return lambda: (self.clone().index_reduce_(dim, index, source, reduce, include_self=include_self), None)
-    if op == "gather":
-        inp, dim, index = f.tensor("input"), f.int("dim"), f.tensor("index")
-        return lambda: (torch.gather(inp, dim, index), None)
-    if op == "torch_scatter.scatter_add":
-        src, index = f.tensor("src"), f.tensor("index")
-        dim, out = f.int("dim", False, -1), f.tensor("out", False)
-        dim_size, fill_value = f.int("dim_size", False), f.scalar("fill_value", False, 0)
-        return lambda: (ts1_scatter_add(src, index, dim, out, dim_size, fill_value), None)
-    if op == "torch_scatter.scatter":
-        src, index = f.tensor("src"), f.tensor("index")
-        dim, out = f.int("dim", False, -1), f.tensor("out", False)
-        dim_size, reduce = f.int("dim_size", False), f.str("reduce", False, "sum")
-        return lambda: ts2_scatter(src, index, dim, out, dim_size, reduce)
-    if op == "tensor.scatter":
-        indices, shape, src = f.indices(), f.shape(), f.tensor("src")
-        return lambda: (fs_scatter(indices, shape, src), None)
-    if op == "tensor.gather":
-        indices, src = f.indices(), f.tensor("src")
-        return lambda: (fs_gather(indices, src), None)
-    fail("unsupported", "op %r is not offered" % (op,))
+    return tensor_object(name, shape, t.numpy().astype(ndt, copy=False).tobytes())
 
 
 def check_output_size(size):
@@ -751,7 +632,7 @@ def hello_answer(rid):
     # as a view's strides and storage.
     name = "torch" if TS is None else "torch+torch_scatter-" + TS.__version__
     return {"id": rid, "protocol": PROTOCOL, "name": name, "version": torch.__version__,
-            "ops": OPS, "dtypes": list(DTYPES), "deterministic": True, "strides": True}
+            "ops": list(OPS), "dtypes": list(DTYPES), "deterministic": True, "strides": True}
 
 
 def result_answer(rid, res):
@@ -760,6 +641,48 @@ def result_answer(rid, res):
     if arg is not None:
         ans["arg"] = encode_result(arg)
     return ans
+
+
+# ---------------------------------------------------------------- requests
+
+
+def decode_field(v, key):
+    """A tensor field of a request (Fields): torch_scatter writes into out,
+    so out is never a strided view, whose elements may share memory."""
+    t = decode_tensor(v, key)
+    if key == "out" and not t.is_contiguous():
+        t = t.contiguous()
+    return t
+
+
+def op_scatter(self, dim, index, src, value, reduce):
+    kw = {} if reduce is None else {"reduce": reduce}
+    return self.clone().scatter_(dim, index, value if src is None else src, **kw), None
+
+
+# The calls by the protocol's op name (lines.operation reads their
+# fields); each returns (out, arg or None). A call is out of place: the
+# clone of self is part of it, in the timing too.
+OPS = {
+    "scatter": op_scatter,
+    "scatter_add": lambda self, dim, index, src: (self.clone().scatter_add_(dim, index, src), None),
+    "scatter_reduce": lambda self, dim, index, src, reduce, include_self: (
+        self.clone().scatter_reduce_(dim, index, src, reduce, include_self=include_self), None),
+    "index_reduce": lambda self, dim, index, source, reduce, include_self: (
+        self.clone().index_reduce_(dim, index, source, reduce, include_self=include_self), None),
+    "gather": lambda inp, dim, index: (torch.gather(inp, dim, index), None),
+    "torch_scatter.scatter_add": lambda *args: (ts1_scatter_add(*args), None),
+    "torch_scatter.scatter": ts2_scatter,
+    "tensor.scatter": lambda *args: (fs_scatter(*args), None),
+    "tensor.gather": lambda *args: (fs_gather(*args), None),
+}
+
+
+def prepare(req):
+    """Decode a request once; return a function of no arguments that runs
+    the call and returns (out, arg or None)."""
+    fn, args = operation(req, decode_field, OPS)
+    return lambda: fn(*args)
 
 
 def run_guarded(fn):
