@@ -86,6 +86,15 @@ type Want struct {
 	Vector bool
 	// FullSource: index_reduce with source slices of self's shape.
 	FullSource bool
+	// Crowded: a scatter, scatter_add, scatter_reduce, index_reduce or
+	// torch_scatter 2.x scatter call that folds long groups, where the
+	// order and the width of an accumulation show: sums, products and
+	// means only (scatter: a src, reduce add or multiply; scatter_reduce:
+	// sum, prod or mean; index_reduce: prod or mean; torch_scatter: sum,
+	// mean or mul), three or more positions along dim, index values one
+	// or two per region (DupSame, DupNarrow), and values whose sums round
+	// (RoundingValues: no small integers, no special values).
+	Crowded bool
 }
 
 func (o Options) withDefaults() Options {

@@ -40,6 +40,15 @@ const (
 // returns Options.Duplicates when set).
 func (g *Drawer) Duplicates() Dup { return g.dups(40, 25, 20, 15) }
 
+// crowdedDups draws the density of a crowded call's index (Want.Crowded):
+// one or two values per region; Duplicates otherwise.
+func (g *Drawer) crowdedDups(crowded bool) Dup {
+	if crowded {
+		return OneOf(g, DupSame, DupNarrow)
+	}
+	return g.Duplicates()
+}
+
 // dups draws a density from DupRandom on with the given weights, or
 // returns Options.Duplicates when set.
 func (g *Drawer) dups(weights ...int) Dup {
@@ -198,7 +207,8 @@ var scatterReductions = []scatter.Reduce{scatter.ReduceSum, scatter.ReduceProd, 
 type dimDraft struct {
 	op       scatter.Op
 	dt       scatter.DType
-	long     bool // Want.LongIndex
+	long     bool // Want.LongIndex or Want.Crowded
+	crowded  bool // Want.Crowded
 	self     []int
 	d        int // the dim, wrapped
 	dim      int // the dim as passed (maybe negative, maybe broken)
@@ -233,7 +243,8 @@ func (g *Drawer) DimScatterCall(op scatter.Op) scatter.Call {
 
 // dimSelf draws the dtype, self's shape and the dim.
 func (g *Drawer) dimSelf(op scatter.Op) *dimDraft {
-	c := &dimDraft{op: op, dt: g.DType(op, nil), long: g.o.Want.LongIndex}
+	w := g.o.Want
+	c := &dimDraft{op: op, dt: g.DType(op, nil), long: w.LongIndex || w.Crowded, crowded: w.Crowded}
 	r := g.Rank(0)
 	if c.long && r == 0 {
 		r = 1
@@ -253,7 +264,16 @@ func (g *Drawer) dimSelf(op scatter.Op) *dimDraft {
 // dimReduction draws whether src is given (plain scatter may take a
 // value instead), the reduction and include_self.
 func (g *Drawer) dimReduction(c *dimDraft) {
-	c.hasSrc = c.op != scatter.OpScatter || !g.Chance(30)
+	c.hasSrc = c.op != scatter.OpScatter || c.crowded || !g.Chance(30)
+	switch {
+	case c.crowded && c.op == scatter.OpScatter:
+		c.reduce = OneOf(g, scatter.ReduceAdd, scatter.ReduceMultiply)
+		return
+	case c.crowded && c.op == scatter.OpScatterReduce:
+		c.reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceProd, scatter.ReduceMean)
+		c.exclude = g.Chance(50)
+		return
+	}
 	switch c.op {
 	case scatter.OpScatter:
 		c.reduce = []scatter.Reduce{scatter.ReduceNone, scatter.ReduceAdd, scatter.ReduceMultiply}[g.pick(50, 25, 25)]
@@ -271,6 +291,8 @@ func (g *Drawer) dimIndexShape(c *dimDraft) {
 	idx := make([]int, len(c.self))
 	for k := range idx {
 		switch {
+		case k == d && c.crowded:
+			idx[k] = g.IntRange(3, self[k]+6)
 		case k == d && long:
 			idx[k] = g.IntRange(2, self[k]+2)
 		case k == d && self[k] == 0:
@@ -377,13 +399,20 @@ func (g *Drawer) dimFault(c *dimDraft) {
 // call.
 func (g *Drawer) dimTensors(c *dimDraft) scatter.Call {
 	var vals Values
-	if g.o.Valid && g.Chance(50) || !g.o.Valid && g.Chance(30) {
+	switch {
+	case c.crowded:
+		vals = RoundingValues()
+	case g.o.Valid && g.Chance(50) || !g.o.Valid && g.Chance(30):
 		vals = ExactValues(c.dt, scatter.Numel(c.srcShape)+1)
-	} else {
+	default:
 		vals = g.Values()
 	}
-	self := g.Tensor(c.dt, c.self, g.Values(), AnyLayout)
-	index := g.indexTensor(c.idx, min(c.d, len(c.idx)-1), scatter.SizeAt(c.self, min(c.d, max(len(c.self)-1, 0))), c.idxDT, AnyLayout, g.Duplicates(), c.bad)
+	selfVals := vals
+	if !c.crowded {
+		selfVals = g.Values()
+	}
+	self := g.Tensor(c.dt, c.self, selfVals, AnyLayout)
+	index := g.indexTensor(c.idx, min(c.d, len(c.idx)-1), scatter.SizeAt(c.self, min(c.d, max(len(c.self)-1, 0))), c.idxDT, AnyLayout, g.crowdedDups(c.crowded), c.bad)
 	var src scatter.Tensor
 	var value *scatter.Scalar
 	if c.hasSrc {
@@ -496,7 +525,8 @@ var indexReductions = []scatter.Reduce{scatter.ReduceProd, scatter.ReduceMean, s
 func (g *Drawer) IndexReduceCall() scatter.Call {
 	op := scatter.OpIndexReduce
 	dt := g.DType(op, nil)
-	long, full := g.o.Want.LongIndex, g.o.Want.FullSource
+	crowded := g.o.Want.Crowded
+	long, full := g.o.Want.LongIndex || crowded, g.o.Want.FullSource || crowded
 	r := g.Rank(0)
 	if long && r == 0 {
 		r = 1
@@ -513,10 +543,19 @@ func (g *Drawer) IndexReduceCall() scatter.Call {
 	size := scatter.SizeAt(self, d)
 	L := g.IntRange(0, size+2)
 	switch {
+	case crowded:
+		L = g.IntRange(3, size+6)
 	case long:
 		L = g.IntRange(2, size+3)
 	case g.Chance(10):
 		L = g.IntRange(size+1, 2*size+4)
+	}
+	// a valid call under a profile that demands source's exact shape: a
+	// 0-d self takes one index entry and a 0-d source, a 1-d self no 0-d
+	// source, and no source slice broadcasts
+	exact := g.o.Valid && g.o.Profile.IndexReduceExactShape()
+	if exact && r == 0 {
+		L = 1
 	}
 	idx := []int{L}
 	if L == 1 && !full && g.Chance(15) {
@@ -525,22 +564,39 @@ func (g *Drawer) IndexReduceCall() scatter.Call {
 	var source []int
 	if r <= 1 {
 		source = []int{L}
-		if L == 1 && !full && g.Chance(20) {
+		if exact {
+			if r == 0 {
+				source = []int{}
+			}
+		} else if L == 1 && !full && g.Chance(20) {
 			source = []int{}
 		}
 	} else {
 		source = slices.Clone(self)
 		source[d] = L
-		if !full && g.Chance(15) {
+		if !full && !exact && g.Chance(15) {
 			if k := otherDim(g, r, d); k >= 0 {
 				source[k] = 1 // a slice that broadcasts
 			}
 		}
 	}
 	g.fit(source, d)
+	if (full || exact) && r >= 2 {
+		// what fit took off source's other dimensions, self loses too
+		for k := range self {
+			if k != d {
+				self[k] = source[k]
+			}
+		}
+	}
 	idxDT := OneOf(g, scatter.DTInt64, scatter.DTInt32)
 	srcDT := dt
-	reduce := OneOf(g, indexReductions...)
+	var reduce scatter.Reduce
+	if crowded {
+		reduce = OneOf(g, scatter.ReduceProd, scatter.ReduceMean)
+	} else {
+		reduce = OneOf(g, indexReductions...)
+	}
 	exclude := g.Chance(50)
 	bad := goodIndex
 	if g.corrupting() {
@@ -573,18 +629,22 @@ func (g *Drawer) IndexReduceCall() scatter.Call {
 			}
 		}
 	}
-	spec := g.Values()
-	if g.o.Valid && g.Chance(40) {
-		spec = ExactValues(dt, scatter.Numel(source)+1)
+	spec, selfSpec := RoundingValues(), RoundingValues()
+	if !crowded {
+		spec = g.Values()
+		if g.o.Valid && g.Chance(40) {
+			spec = ExactValues(dt, scatter.Numel(source)+1)
+		}
+		selfSpec = g.Values()
 	}
 	fd := 0
 	if len(idx) != 1 {
 		fd = -1
 	}
 	return scatter.IndexReduce{
-		Self:        g.Tensor(dt, self, g.Values(), AnyLayout),
+		Self:        g.Tensor(dt, self, selfSpec, AnyLayout),
 		Dim:         dim,
-		Index:       g.indexTensor(idx, fd, size, idxDT, AnyLayout, g.Duplicates(), bad),
+		Index:       g.indexTensor(idx, fd, size, idxDT, AnyLayout, g.crowdedDups(crowded), bad),
 		Source:      g.Tensor(srcDT, source, spec, AnyLayout),
 		Reduce:      reduce,
 		ExcludeSelf: exclude,
@@ -699,20 +759,36 @@ func (g *Drawer) tsIndexShape(form tsIndexForm, S []int, d int) ([]int, int) {
 func (g *Drawer) torchScatterCall() scatter.Call {
 	op := scatter.OpTorchScatter
 	dt := g.DType(op, nil)
-	reduce := tsReductions[g.pick(15, 15, 5, 15, 15, 18, 17)]
+	crowded := g.o.Want.Crowded
+	var reduce scatter.Reduce
+	if crowded {
+		reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceMean, scatter.ReduceMul)
+	} else {
+		reduce = tsReductions[g.pick(15, 15, 5, 15, 15, 18, 17)]
+	}
 	r := g.Rank(1)
 	if g.o.Want.Vector && r == 1 {
 		r = 2
 	}
 	S := g.Shape(r)
 	d := g.IntRange(0, r-1)
+	if crowded {
+		for k := range S {
+			S[k] = max(S[k], 1)
+		}
+		S[d] = g.IntRange(3, 12) // three or more contributions along dim
+		g.fit(S, d)
+	}
 	var dim *int
 	if d != r-1 || g.Chance(70) {
 		dim = scatter.Ptr(g.DimArg(d, r))
 	}
 	form := tsIndexForm(g.pick(50, 30, 20))
-	if g.o.Want.Vector {
+	switch {
+	case g.o.Want.Vector:
 		form = tsVector
+	case crowded && form == tsLeading:
+		form = tsFull // (a 1-d leading index would be read along dim)
 	}
 	I, fd := g.tsIndexShape(form, S, d)
 	N := g.IntRange(1, 5)
@@ -722,7 +798,7 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 		dimSize = scatter.Ptr(N)
 	}
 	idxDT := scatter.DTInt64
-	if g.Chance(15) {
+	if !crowded && g.Chance(15) {
 		idxDT = scatter.DTInt32
 	}
 	outDT := dt
@@ -776,15 +852,22 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 				}
 			}
 		}
-		out = g.Tensor(outDT, os, g.Values(), AnyLayout)
+		outSpec := RoundingValues()
+		if !crowded {
+			outSpec = g.Values()
+		}
+		out = g.Tensor(outDT, os, outSpec, AnyLayout)
 	}
-	spec := g.Values()
-	if g.o.Valid && g.Chance(40) {
-		spec = ExactValues(dt, scatter.Numel(srcShape)+1)
+	spec := RoundingValues()
+	if !crowded {
+		spec = g.Values()
+		if g.o.Valid && g.Chance(40) {
+			spec = ExactValues(dt, scatter.Numel(srcShape)+1)
+		}
 	}
 	return scatter.TorchScatter{
 		Src:     g.Tensor(dt, srcShape, spec, AnyLayout),
-		Index:   g.indexTensor(I, fd, N, idxDT, AnyLayout, g.Duplicates(), bad),
+		Index:   g.indexTensor(I, fd, N, idxDT, AnyLayout, g.crowdedDups(crowded), bad),
 		Dim:     dim,
 		Out:     out,
 		DimSize: dimSize,

@@ -219,6 +219,7 @@ type Values struct {
 	special int   // percent of special values (general floats)
 	sign    int   // 0 mixed, -1 all negative, +1 all non-negative
 	raw16   int   // percent of 16-bit floats drawn as raw bit patterns
+	full    bool  // floats of full significands only, of magnitude in [2^-8, 2^9): their sums round
 }
 
 // Values draws a general value spec: mostly mixed, sometimes all
@@ -243,6 +244,11 @@ func SignedValues(sign int) Values {
 	}
 	return Values{sign: 1}
 }
+
+// RoundingValues is a spec of floats whose every significand bit is drawn,
+// of magnitude in [2^-8, 2^9), mixed signs: sums and products of them
+// round in every float dtype, and no special value comes.
+func RoundingValues() Values { return Values{full: true} }
 
 // ExactValues is a spec of exact small integers whose sums of up to n terms
 // stay exact in dt: |x| <= bound with n*bound below 2^p.
@@ -339,6 +345,12 @@ func floatValue(s source, dt scatter.DType, spec Values) float64 {
 	} else {
 		f := scatter.FactsOf(dt)
 		switch k := s.intn(0, 99); {
+		case spec.full:
+			frac := float64(s.u64()>>11) * 0x1p-53
+			v = math.Ldexp(1+frac, s.intn(-8, 8))
+			if s.bit() {
+				v = -v
+			}
 		case k < spec.special:
 			sp := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1),
 				f.MinSub, -f.MinSub, f.MaxSub, f.MinNorm, f.Max, -f.Max, f.Max / 2, -f.Max / 3,
