@@ -38,6 +38,13 @@
 //     cases; the outcome must be accepted by the judge (reference.Expect) at
 //     the target's level: a conforming result, or an error whose code the
 //     broken rules allow. A panic is a failure with the call printed.
+//   - differential/crowded: the same check on valid float sums, products
+//     and means of scatter, scatter_add, scatter_reduce, index_reduce and
+//     torch_scatter 2.x scatter that fold long groups (three or more
+//     contributions to a target, one or two targets per region, values
+//     whose sums round: callgen.Want.Crowded), where the order and the
+//     width of an accumulation show; the draws of differential/<op> rarely
+//     hold such groups.
 //   - invariants/inputs-unchanged: the tensors of one dtype share a single
 //     backing slice with guard elements between; not one bit of it may
 //     change (every property also checks its own calls' inputs, guard

@@ -176,7 +176,7 @@ var zoo = []mutantEntry{
 		bug:   "float32 sums, products and means accumulate in float64 and round once where the profile rounds every step to float32",
 		build: accMutant(fixedAcc(fmtFloat64), func(g reference.Folds) bool { return isF32(g.DType) })},
 	{name: "half-rounded-twice",
-		bug:      "float16 and bfloat16 sums and products with self fold the contributions in float32, round that to the dtype, then combine it with self and round again, where torch 2 folds self and the contributions in float32 and rounds once",
+		bug:      "float16 and bfloat16 sums, products and means with self fold the contributions in float32, round that to the dtype, then combine it with self and round again (a mean divides that), where torch 2 folds self and the contributions in float32 and rounds once",
 		build:    twiceMutant,
 		profiles: opmathProfiles},
 	{name: "mean-divides-accumulator",

@@ -118,6 +118,13 @@ func TestHalfRoundedTwice(t *testing.T) {
 		{"float16 sum without self", scatter.ScatterReduce{Self: h(5), Dim: 0, Index: i0, Src: h(src...), Reduce: scatter.ReduceSum, ExcludeSelf: true}, 2050},
 		{"float16 sum whose contributions overflow", scatter.ScatterReduce{Self: h(-65504), Dim: 0, Index: i0, Src: h(65504, 65504), Reduce: scatter.ReduceSum}, math.Inf(1)},
 		{"float32 sum with self", scatter.ScatterReduce{Self: scatter.FromSlice([]float32{5}, 1), Dim: 0, Index: i0, Src: scatter.FromSlice([]float32{2048, 1.0009765625}, 2), Reduce: scatter.ReduceSum}, 2054.0009765625},
+		// tinygrad 0.14's mean (differential/crowded found it): the twice
+		// rounded sum -162 over 7 is -23.125 in bfloat16, where torch 2's
+		// -161 over 7 is -23
+		{"bfloat16 mean with self", scatter.ScatterReduce{Self: floatTensor[scatter.BFloat16](0.125), Dim: 0, Index: scatter.FromSlice(make([]int64, 6), 6),
+			Src: floatTensor[scatter.BFloat16](1, -128, -0.5, -32, -2, -0.00390625), Reduce: scatter.ReduceMean}, -23.125},
+		{"bfloat16 mean without self", scatter.ScatterReduce{Self: floatTensor[scatter.BFloat16](0.125), Dim: 0, Index: scatter.FromSlice(make([]int64, 6), 6),
+			Src: floatTensor[scatter.BFloat16](1, -128, -0.5, -32, -2, -0.00390625), Reduce: scatter.ReduceMean, ExcludeSelf: true}, -27},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := mut.Run(c.call)

@@ -257,9 +257,9 @@ func flushMutant(p scatter.Profile) runFunc {
 // flushRule is the profile's arithmetic with subnormals flushed to zero.
 var flushRule = foldRule{acc: profileAcc, mode: rNearestEven, applies: func(reference.Folds) bool { return true }, flush: true}
 
-// twiceMutant builds the mutant that rounds 16-bit sums and products
-// twice (the contributions' fold, then self combined with it) under a
-// profile that accumulates them in float32 and rounds once.
+// twiceMutant builds the mutant that rounds 16-bit sums, products and
+// means' sums twice (the contributions' fold, then self combined with
+// it) under a profile that accumulates them in float32 and rounds once.
 func twiceMutant(p scatter.Profile) runFunc {
 	return refoldRun(foldRule{acc: profileAcc, mode: rNearestEven, twice: true,
 		applies: func(g reference.Folds) bool { return is16(g.DType) && !g.PerStep }}, p)
@@ -346,8 +346,14 @@ func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, boo
 	if g.Reduce == scatter.ReduceMean && count >= 256 {
 		return 0, false
 	}
-	if r.twice && g.Self && g.Reduce != scatter.ReduceMean && len(vals) > 1 {
-		return r.foldTwice(g, vals[0], vals[1:])
+	if r.twice && g.Self && len(vals) > 1 {
+		sum, ok := r.foldTwice(g, vals[0], vals[1:])
+		if !ok || g.Reduce != scatter.ReduceMean || isSpecial(sum) {
+			return sum, ok
+		}
+		// a mean divides the twice-rounded sum
+		q, sticky := quotient(sum, float64(count))
+		return r.round(q, sticky, dtFmt), true
 	}
 	op, acc := opOf(g.Reduce)
 	if g.Self {
@@ -370,7 +376,8 @@ func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, boo
 
 // foldTwice folds the contributions alone in the accumulator, rounds
 // that to the dtype, then combines it with self and rounds again:
-// out = fl_D(self op fl_D(acc(srcs))).
+// out = fl_D(self op fl_D(acc(srcs))) (a mean's sum, which fold then
+// divides by the count).
 func (r foldRule) foldTwice(g reference.Folds, self float64, srcs []float64) (float64, bool) {
 	op, _ := opOf(g.Reduce)
 	accFmt, dtFmt := r.acc(g), dtypeAcc(g)
