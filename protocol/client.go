@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/scatterconf/scatter"
@@ -380,7 +381,7 @@ func (c *Client) roundTrip(line []byte, id int64, op string, timeout time.Durati
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return Answer{}, c.fail(KindTimeout, id, op, fmt.Sprintf("the request was not read within %v", timeout))
 		}
-		return Answer{}, c.fail(KindCrash, id, op, "writing the request failed: "+err.Error())
+		return Answer{}, c.fail(KindCrash, id, op, c.writeFailure(err, deadline))
 	}
 	got, err := readAnswer(p.br, maxLine)
 	switch {
@@ -401,6 +402,26 @@ func (c *Client) roundTrip(line []byte, id int64, op string, timeout time.Durati
 		return Answer{}, c.fail(KindGarbage, id, op, fmt.Sprintf("an answer with id %d", ans.ID))
 	}
 	return ans, nil
+}
+
+// writeFailure describes a failed write of a request. A write fails with
+// a broken pipe when the implementation has closed its standard input,
+// most often by exiting; then its standard output has usually closed as
+// well, and the failure reads as it does when the exit is seen first, on
+// the read ("closed its standard output"), so that one exit is not
+// reported two ways depending on which end the client touched first.
+func (c *Client) writeFailure(err error, deadline time.Time) string {
+	if !errors.Is(err, syscall.EPIPE) {
+		return "writing the request failed: " + err.Error()
+	}
+	if soon := time.Now().Add(crashGrace); soon.Before(deadline) {
+		deadline = soon
+	}
+	c.p.stdout.SetReadDeadline(deadline)
+	if _, rerr := c.p.br.ReadByte(); rerr == io.EOF {
+		return "the implementation closed its standard output"
+	}
+	return "the implementation closed its standard input: writing the request failed: " + err.Error()
 }
 
 // fail kills the process and returns a *ProcessError; a crash waits a
