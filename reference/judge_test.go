@@ -445,7 +445,8 @@ func TestJudgeAcceptsReference(t *testing.T) {
 			e := Expect(c, prof)
 			if codes := e.Codes(); codes != nil {
 				if codes[0] == scatter.ErrNotSupported {
-					continue // a planner not written yet
+					t.Errorf("%s: the oracle expects unsupported, which no PyTorch call answers", DescribeCall(c))
+					continue
 				}
 				for _, lvl := range []scatter.Level{scatter.Strict, scatter.Conformant} {
 					if m := e.Check(lvl, scatter.Result{}, scatter.Errorf(codes[0], "x")); m != nil {
@@ -462,9 +463,9 @@ func TestJudgeAcceptsReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d calls succeeded", succeeded, 2*n)
-	if succeeded == 0 {
-		t.Skip("no call succeeded: the planners are not written yet")
+	t.Logf("%d of %d calls succeeded (each call under %d profiles)", succeeded, n*len(scatter.Profiles), len(scatter.Profiles))
+	if succeeded < n {
+		t.Errorf("only %d of %d calls succeeded: the test checks too few of the reference's results", succeeded, n*len(scatter.Profiles))
 	}
 }
 
