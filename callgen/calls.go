@@ -279,6 +279,10 @@ func (g *Drawer) dimReduction(c *dimDraft) {
 		c.reduce = []scatter.Reduce{scatter.ReduceNone, scatter.ReduceAdd, scatter.ReduceMultiply}[g.pick(50, 25, 25)]
 	case scatter.OpScatterReduce:
 		c.reduce = OneOf(g, scatterReductions...)
+		if g.o.Valid && c.dt == scatter.DTBool && c.reduce == scatter.ReduceMean {
+			// mean divides, and bool has no division
+			c.reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceProd, scatter.ReduceAmax, scatter.ReduceAmin)
+		}
 		c.exclude = g.Chance(50)
 	}
 }
@@ -308,6 +312,9 @@ func (g *Drawer) dimIndexShape(c *dimDraft) {
 		default:
 			idx[k] = g.IntRange(0, self[k])
 		}
+	}
+	if g.o.Valid && len(self) > 0 && self[d] == 0 {
+		idx[d] = 0 // no index value is in range of an empty dim
 	}
 	switch {
 	case long:
@@ -525,6 +532,9 @@ var indexReductions = []scatter.Reduce{scatter.ReduceProd, scatter.ReduceMean, s
 func (g *Drawer) IndexReduceCall() scatter.Call {
 	op := scatter.OpIndexReduce
 	dt := g.DType(op, nil)
+	if g.o.Valid && dt == scatter.DTBool { // no index_reduce reduction takes bool
+		dt = g.DType(op, func(dt scatter.DType) bool { return dt != scatter.DTBool })
+	}
 	crowded := g.o.Want.Crowded
 	long, full := g.o.Want.LongIndex || crowded, g.o.Want.FullSource || crowded
 	r := g.Rank(0)
@@ -549,6 +559,9 @@ func (g *Drawer) IndexReduceCall() scatter.Call {
 		L = g.IntRange(2, size+3)
 	case g.Chance(10):
 		L = g.IntRange(size+1, 2*size+4)
+	}
+	if g.o.Valid && size == 0 {
+		L = 0 // no index value is in range of an empty dim
 	}
 	// a valid call under a profile that demands source's exact shape: a
 	// 0-d self takes one index entry and a 0-d source, a 1-d self no 0-d
@@ -674,6 +687,9 @@ func (g *Drawer) gatherCall() scatter.Call {
 			idx[k] = g.IntRange(0, in[k])
 		}
 	}
+	if g.o.Valid && r > 0 && in[d] == 0 {
+		idx[d] = 0 // no index value is in range of an empty dim
+	}
 	if r == 1 && g.Chance(10) {
 		idx = []int{}
 	}
@@ -735,7 +751,7 @@ const (
 
 // tsIndexShape returns an index shape of the given form for src shape S
 // and dim d, and the index's own dimension that runs along d (-1: none).
-func (g *Drawer) tsIndexShape(form tsIndexForm, S []int, d int) ([]int, int) {
+func (g *Drawer) tsIndexShape(form tsIndexForm, S []int, d int, valid bool) ([]int, int) {
 	switch form {
 	case tsVector:
 		return []int{S[d]}, 0
@@ -743,6 +759,9 @@ func (g *Drawer) tsIndexShape(form tsIndexForm, S []int, d int) ([]int, int) {
 		return slices.Clone(S), d
 	}
 	k := g.IntRange(1, len(S))
+	if valid && k == 1 && d != 0 {
+		k = 2 // torch_scatter reads a 1-d index along dim (tsVector)
+	}
 	I := slices.Clone(S[:k])
 	for j := range I {
 		if j != d && g.Chance(30) {
@@ -765,6 +784,13 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 		reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceMean, scatter.ReduceMul)
 	} else {
 		reduce = tsReductions[g.pick(15, 15, 5, 15, 15, 18, 17)]
+	}
+	sums := reduce == scatter.ReduceNone || reduce == scatter.ReduceSum || reduce == scatter.ReduceAdd
+	if g.o.Valid && dt == scatter.DTBool && !sums {
+		// mul, min and max run torch_scatter's own kernel, which has no
+		// bool, and mean divides
+		reduce = OneOf(g, scatter.ReduceNone, scatter.ReduceSum, scatter.ReduceAdd)
+		sums = true
 	}
 	r := g.Rank(1)
 	if g.o.Want.Vector && r == 1 {
@@ -790,7 +816,7 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 	case crowded && form == tsLeading:
 		form = tsFull // (a 1-d leading index would be read along dim)
 	}
-	I, fd := g.tsIndexShape(form, S, d)
+	I, fd := g.tsIndexShape(form, S, d, g.o.Valid)
 	N := g.IntRange(1, 5)
 	var dimSize *int
 	hasOut := g.Chance(20)
@@ -798,7 +824,10 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 		dimSize = scatter.Ptr(N)
 	}
 	idxDT := scatter.DTInt64
-	if !crowded && g.Chance(15) {
+	if !crowded && g.Chance(15) && (!g.o.Valid || g.o.Profile.Int32Index() && (sums || reduce == scatter.ReduceMean)) {
+		// torch_scatter's sums and means go through scatter_add_, which
+		// takes int32 where the profile does; its own kernel (mul, min,
+		// max) reads the index as int64
 		idxDT = scatter.DTInt32
 	}
 	outDT := dt
@@ -1169,6 +1198,13 @@ func (g *Drawer) tensorGatherCall() scatter.Call {
 		}
 	}
 	g.fit(T, -1)
+	if g.o.Valid && len(T) > 0 && slices.ContainsFunc(S, func(n int) bool { return n == 0 }) {
+		for k := range some {
+			if some[k] && S[k] == 0 {
+				T[0] = 0 // no index value is in range of an empty dim
+			}
+		}
+	}
 	bad := goodIndex
 	idxDT := scatter.DTInt64
 	extra := false
