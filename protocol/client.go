@@ -464,8 +464,8 @@ type child struct {
 	stdout *os.File // our end of its standard output
 	br     *bufio.Reader
 
-	stderr  *os.File // our end of its standard error, copied into the Client's tail
-	release func()   // ends its group's guard (GuardGroup)
+	stderr *os.File // our end of its standard error, copied into the Client's tail
+	guard  *guard   // its group's guard (GuardGroup)
 
 	exited    chan struct{} // closed once cmd.Wait has returned
 	waitErr   error         // cmd.Wait's error, once exited is closed
@@ -509,7 +509,7 @@ func startChild(command string, opts ClientOptions, stderr io.Writer) (*child, e
 		errR.Close()
 		return nil, err
 	}
-	p := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, release: GuardGroup(cmd.Process.Pid), br: bufio.NewReaderSize(outR, 64<<10),
+	p := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, guard: startGuard(cmd.Process.Pid), br: bufio.NewReaderSize(outR, 64<<10),
 		exited: make(chan struct{}), errCopied: make(chan struct{})}
 	go func() {
 		io.CopyBuffer(stderr, errR, make([]byte, 32<<10))
@@ -550,7 +550,7 @@ func (p *child) terminate(killGrace time.Duration) {
 		for {
 			select {
 			case <-p.exited:
-				if !groupAlive(p.cmd) {
+				if !groupAlive(p.cmd, p.guard.pid()) {
 					p.closePipes()
 					return
 				}
@@ -578,7 +578,7 @@ func (p *child) closePipes() {
 	case <-time.After(time.Second):
 	}
 	p.stderr.Close()
-	p.release() // the group is gone: its guard has nothing left to end
+	p.guard.release() // the group is gone but its guard: it ends itself
 }
 
 // tailWriter keeps the last max bytes written to it.

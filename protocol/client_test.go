@@ -67,6 +67,17 @@ func TestHelperProcess(t *testing.T) {
 		}
 		fmt.Println(c.live.Load().cmd.Process.Pid)
 		time.Sleep(time.Hour)
+	case "client-terminating": // as client, then Terminate begun, with a long grace, and "terminating" printed
+		c, err := NewClient(os.Getenv("PROTOCOL_TEST_IMPL"), ClientOptions{KillGrace: time.Minute})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			os.Exit(1)
+		}
+		fmt.Println(c.live.Load().cmd.Process.Pid)
+		go c.Terminate()
+		time.Sleep(300 * time.Millisecond)
+		fmt.Println("terminating")
+		time.Sleep(time.Hour)
 	case "protocol2":
 		var buf [256]byte
 		os.Stdin.Read(buf[:])

@@ -146,6 +146,45 @@ func TestClientKilledOutright(t *testing.T) {
 	waitGone(t, "its grandchild", gpid)
 }
 
+// TestClientKilledDuringGrace: when the process that holds the Client
+// dies while the implementation's group has its grace after SIGTERM, a
+// process of the group that ignores SIGTERM (the grandchild here) goes
+// too: the guard outlasts SIGTERM where the group's members can be
+// listed (Linux).
+func TestClientKilledDuringGrace(t *testing.T) {
+	if !guardOutlastsTerm {
+		t.Skip("the guard ends with the group's SIGTERM here")
+	}
+	impl, pid := spawning(t, "serve", true)
+	holder := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+	holder.Env = append(os.Environ(), helperEnv+"=client-terminating", "PROTOCOL_TEST_IMPL="+impl)
+	out, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Process.Kill()
+	br := bufio.NewReader(out)
+	line, err := br.ReadString('\n')
+	leader, perr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || perr != nil {
+		t.Fatalf("the Client's holder did not print its implementation's pid: %q, %v", line, err)
+	}
+	gpid := pid()
+	if line, err := br.ReadString('\n'); err != nil || line != "terminating\n" {
+		t.Fatalf("the holder did not begin to terminate: %q, %v", line, err)
+	}
+	waitGone(t, "the implementation", leader) // it takes SIGTERM
+	if !alive(gpid) {
+		t.Fatal("the grandchild, which ignores SIGTERM, ended within the grace")
+	}
+	holder.Process.Kill()
+	holder.Wait()
+	waitGone(t, "its grandchild", gpid)
+}
+
 // TestClientContextEndsAStart: a context done while the implementation
 // has not answered its hello ends it and its grandchild; NewClient fails
 // with KindClosed.

@@ -15,7 +15,14 @@ func signalGroup(cmd *exec.Cmd, kill bool) {
 	}
 }
 
-func groupAlive(cmd *exec.Cmd) bool { return false }
+func groupAlive(cmd *exec.Cmd, guardPid int) bool { return false }
 
 // GuardGroup starts no guard (there are no process groups to end).
 func GuardGroup(pgid int) (release func()) { return func() {} }
+
+// guard is no guard: nothing to release.
+type guard struct{}
+
+func startGuard(pgid int) *guard { return nil }
+func (g *guard) release()        {}
+func (g *guard) pid() int        { return 0 }

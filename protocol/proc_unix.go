@@ -27,25 +27,61 @@ func groupCommand(command string) *exec.Cmd {
 // started outlives it, not even a hung implementation that never reads
 // its standard input again. The guard holds none of the command's pipes
 // and is no child of its leader (so no part of its process tree's
-// memory); ending the group the usual way (SIGTERM) ends it too. Where no
-// guard could be started (the group is already gone), release does
-// nothing.
+// memory). Where no guard could be started (the group is already gone),
+// release does nothing.
+//
+// Where the members of a group can be listed (Linux, guardOutlastsTerm),
+// the guard ignores SIGTERM, so that it still stands while the group is
+// given its grace after SIGTERM: a process of the group that ignores
+// SIGTERM is killed even if this process dies during that grace. The
+// Client then tells the guard from the rest of the group (groupAlive).
+// Elsewhere, SIGTERM to the group ends the guard too.
 func GuardGroup(pgid int) (release func()) {
+	g := startGuard(pgid)
+	return g.release
+}
+
+// guard is a started GuardGroup guard (nil: none).
+type guard struct {
+	cmd *exec.Cmd
+	w   *os.File
+}
+
+func startGuard(pgid int) *guard {
 	r, w, err := os.Pipe()
 	if err != nil {
-		return func() {}
+		return nil
 	}
-	g := exec.Command("sh", "-c", "read guard; kill -KILL 0")
+	script := "read guard; kill -KILL 0"
+	if guardOutlastsTerm {
+		script = "trap '' TERM; " + script
+	}
+	g := exec.Command("sh", "-c", script)
 	g.Stdin = r // standard output and error: the null device
 	g.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
 	err = g.Start()
 	r.Close()
 	if err != nil {
 		w.Close()
-		return func() {}
+		return nil
 	}
 	go g.Wait()
-	return func() { w.Close() }
+	return &guard{cmd: g, w: w}
+}
+
+// release closes the guard's pipe: it kills its group, itself included.
+func (g *guard) release() {
+	if g != nil {
+		g.w.Close()
+	}
+}
+
+// pid is the guard's process id (0: no guard).
+func (g *guard) pid() int {
+	if g == nil {
+		return 0
+	}
+	return g.cmd.Process.Pid
 }
 
 // signalGroup sends the child's process group SIGTERM (kill false) or
@@ -61,7 +97,25 @@ func signalGroup(cmd *exec.Cmd, kill bool) {
 	_ = syscall.Kill(-cmd.Process.Pid, sig)
 }
 
-// groupAlive reports whether any process of the child's group is left.
-func groupAlive(cmd *exec.Cmd) bool {
-	return cmd.Process != nil && syscall.Kill(-cmd.Process.Pid, 0) == nil
+// groupAlive reports whether any process of the child's group is left
+// but its guard (pid guardPid; 0: none) and zombies, which can do no
+// more harm. Only where groupMembers can list a group is the guard told
+// apart; elsewhere it has ended with the group's SIGTERM.
+func groupAlive(cmd *exec.Cmd, guardPid int) bool {
+	if cmd.Process == nil || syscall.Kill(-cmd.Process.Pid, 0) != nil {
+		return false
+	}
+	if !guardOutlastsTerm {
+		return true
+	}
+	members, ok := groupMembers(cmd.Process.Pid)
+	if !ok {
+		return true
+	}
+	for _, pid := range members {
+		if pid != guardPid {
+			return true
+		}
+	}
+	return false
 }
