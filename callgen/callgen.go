@@ -53,8 +53,11 @@ type Options struct {
 	// claimed ones among them); Claims still gives the other dtype of a
 	// dtype mismatch.
 	DTypes []scatter.DType
-	// MaxElements bounds the elements of one tensor (backing slices not
-	// counted); 0 is DefaultMaxElements.
+	// MaxElements bounds the elements of every tensor of a call (backing
+	// slices not counted); 0 is DefaultMaxElements. A call that would
+	// pass it is drawn again (Drawer.Call); from 16 elements up every
+	// operation has calls enough within it, while under that some draws
+	// fail (rapid counts them invalid; DrawCall returns an error).
 	MaxElements int
 	// Boundaries are sizes drawn on purpose for one dimension in a share
 	// of the shapes (block boundaries of a kernel, say).
@@ -125,8 +128,19 @@ func AnyCall(o Options) *rapid.Generator[scatter.Call] {
 // draw for the operation.
 var ErrNothingToDraw = errors.New("callgen: no claimed dtype for the operation")
 
-// DrawCall draws one call of op from r (a seeded run: no shrinking).
-func DrawCall(r *rand.Rand, op scatter.Op, o Options) (scatter.Call, error) {
+// DrawCall draws one call of op from r (a seeded run: no shrinking). It
+// fails when the options leave nothing to draw: no dtype, or no call
+// within MaxElements (a bound of a few elements).
+func DrawCall(r *rand.Rand, op scatter.Op, o Options) (c scatter.Call, err error) {
+	defer func() {
+		switch x := recover().(type) {
+		case nil:
+		case skipped:
+			c, err = nil, errors.New(string(x))
+		default:
+			panic(x)
+		}
+	}()
 	g := New(Rand(r), o)
 	if !slices.Contains(scatter.Ops, op) {
 		return nil, fmt.Errorf("callgen: unknown operation %q", op)

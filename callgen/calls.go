@@ -227,6 +227,10 @@ type dimDraft struct {
 // self's shape and dim, the reduction, the index's and src's shapes, at
 // most one fault, then the tensors.
 func (g *Drawer) DimScatterCall(op scatter.Op) scatter.Call {
+	return g.bounded(func() scatter.Call { return g.dimScatterCall(op) })
+}
+
+func (g *Drawer) dimScatterCall(op scatter.Op) scatter.Call {
 	c := g.dimSelf(op)
 	g.dimReduction(c)
 	g.dimIndexShape(c)
@@ -530,6 +534,10 @@ var indexReductions = []scatter.Reduce{scatter.ReduceProd, scatter.ReduceMean, s
 // int32 or int64, a source whose size along dim is the index's length, its
 // slices the shape of self's or broadcasting to it.
 func (g *Drawer) IndexReduceCall() scatter.Call {
+	return g.bounded(g.indexReduceCall)
+}
+
+func (g *Drawer) indexReduceCall() scatter.Call {
 	op := scatter.OpIndexReduce
 	dt := g.DType(op, nil)
 	if g.o.Valid && dt == scatter.DTBool { // no index_reduce reduction takes bool
@@ -1263,24 +1271,59 @@ func (g *Drawer) tensorGatherCall() scatter.Call {
 	return scatter.TensorGather{Indices: indices, Src: g.Tensor(dt, S, g.Values(), AnyLayout)}
 }
 
-// call draws a call of operation op.
+// Call draws a call of operation op.
 func (g *Drawer) Call(op scatter.Op) scatter.Call {
+	var draw func() scatter.Call
 	switch op {
 	case scatter.OpScatter, scatter.OpScatterAdd, scatter.OpScatterReduce:
-		return g.DimScatterCall(op)
+		draw = func() scatter.Call { return g.dimScatterCall(op) }
 	case scatter.OpIndexReduce:
-		return g.IndexReduceCall()
+		draw = g.indexReduceCall
 	case scatter.OpGather:
-		return g.gatherCall()
+		draw = g.gatherCall
 	case scatter.OpTorchScatterAdd:
-		return g.torchScatterAddCall()
+		draw = g.torchScatterAddCall
 	case scatter.OpTorchScatter:
-		return g.torchScatterCall()
+		draw = g.torchScatterCall
 	case scatter.OpTensorScatter:
-		return g.tensorScatterCall()
+		draw = g.tensorScatterCall
 	case scatter.OpTensorGather:
-		return g.tensorGatherCall()
+		draw = g.tensorGatherCall
+	default:
+		g.src.skip("unknown operation %q", op)
+		return nil
 	}
-	g.src.skip("unknown operation %q", op)
+	return g.bounded(draw)
+}
+
+// boundedTries is how many times bounded draws a call.
+const boundedTries = 8
+
+// bounded returns a call of draw none of whose tensors has more than
+// MaxElements elements. The builders keep their shapes within the bound
+// (Shape and fit), but the sizes they add to them (a source longer than
+// its index, an out's dim_size, a crowded group) may pass it: such a call
+// is drawn again, up to boundedTries times; about 5% of them at a bound
+// of 64 elements, under 0.5% at 256 and none at the default. Past that,
+// with a bound too small for the operation's shapes (a few elements),
+// the draw is rejected (Source's skip: rapid counts it invalid).
+func (g *Drawer) bounded(draw func() scatter.Call) scatter.Call {
+	for range boundedTries {
+		c := draw()
+		if within(c, g.o.MaxElements) {
+			return c
+		}
+	}
+	g.src.skip("no call within %d elements in %d draws", g.o.MaxElements, boundedTries)
 	return nil
+}
+
+// within reports whether every tensor of c has at most n elements.
+func within(c scatter.Call, n int) bool {
+	for _, t := range c.Tensors() {
+		if t.NumEl() > n {
+			return false
+		}
+	}
+	return true
 }

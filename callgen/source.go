@@ -73,8 +73,12 @@ func (s rngSrc) u64() uint64    { return s.r.Uint64() }
 func (s rngSrc) bit() bool      { return s.r.Uint64()&1 == 1 }
 func (s rngSrc) seeded() source { return s }
 
-// skip is reached only when the options leave nothing to draw, which
-// DrawCall rules out before it starts.
+// skip is reached only when the options leave nothing to draw: DrawCall
+// rules out an operation without dtypes before it starts, and returns
+// the others (an element bound too small for the operation) as errors.
 func (s rngSrc) skip(format string, args ...any) {
-	panic(fmt.Sprintf("callgen: "+format, args...))
+	panic(skipped(fmt.Sprintf("callgen: "+format, args...)))
 }
+
+// skipped is the panic of rngSrc.skip.
+type skipped string
