@@ -49,6 +49,8 @@ type backend struct {
 	ref       scatter.Backend
 	serialMax int    // below this many element operations, serial
 	force     string // tests: "serial", "private" or "owner" instead of the heuristics
+	ahead     int    // tests: the read-ahead window in chunks (0: aheadWindow; < 0: none)
+	aheadUnit int    // tests: the read-ahead chunk in units, and any stream size (0: aheadChunk, aheadMinBytes)
 }
 
 func (b *backend) Info() scatter.Info {

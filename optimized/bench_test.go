@@ -1,6 +1,7 @@
 package optimized_test
 
 import (
+	"fmt"
 	"reflect"
 	"runtime"
 	"sync"
@@ -204,6 +205,20 @@ func BenchmarkPath(b *testing.B) {
 	for w := 1; w <= workload.Count; w++ {
 		for _, v := range vs {
 			b.Run(workload.Name(w)+"/"+v.name, func(b *testing.B) { benchWorkload(b, v.be, w, 1) })
+		}
+	}
+}
+
+// BenchmarkAhead times the serial fold that reads its streams ahead (W6
+// under Deterministic on two workers) with read-ahead windows of 0
+// (none) to 32 chunks, side by side:
+//
+//	go test ./optimized/ -run '^$' -bench Ahead -benchtime 10x -count 4
+func BenchmarkAhead(b *testing.B) {
+	for _, w := range []int{6} {
+		for _, chunks := range []int{0, 2, 4, 8, 16, 32} {
+			be := optimized.New(scatter.Torch2, optimized.Deterministic(), optimized.Workers(2), optimized.Ahead(chunks))
+			b.Run(fmt.Sprintf("%s/window=%d", workload.Name(w), chunks), func(b *testing.B) { benchWorkload(b, be, w, 1) })
 		}
 	}
 }

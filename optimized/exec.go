@@ -135,10 +135,10 @@ func runJob[T, A any](b *backend, f *fam[T, A], j *rjob, selfData, src []T) ([]T
 		ok = r.private(W)
 	case b.force == "" && r.outUnits < 128*W:
 		// too few buckets to share: one owner would do it all
-		ok = r.serial()
+		ok = r.serialOn(W)
 	case b.force == "" && !j.rowsKind && W < ownerElemMinWorkers:
 		// the sort costs more than the workers save
-		ok = r.serial()
+		ok = r.serialOn(W)
 	case j.rowsKind:
 		ok = r.ownerRows(W)
 	default:
@@ -373,13 +373,18 @@ func markSeenIdx(seen []uint64, idx any, lo, hi int) {
 }
 
 // serial folds everything in canonical order on the calling goroutine.
-func (r *runner[T, A]) serial() bool {
+func (r *runner[T, A]) serial() bool { return r.serialOn(1) }
+
+// serialOn is serial with W workers at hand: the fold stays on the
+// calling goroutine, and another worker reads its streams ahead
+// (foldAhead).
+func (r *runner[T, A]) serialOn(W int) bool {
 	n := r.j.g.outN
 	r.copySelf(0, n)
 	a := r.alloc(0)
 	defer a.free()
 	r.init(a, 0, 0, n)
-	if !r.fold(a, 0, r.units) {
+	if !r.foldAhead(a, W) {
 		return false
 	}
 	r.finish([]*accs[A]{a}, 0, n)
@@ -741,7 +746,7 @@ func (r *runner[T, A]) owner(W int) bool {
 		return false
 	}
 	if p.lopsided() && r.b.force == "" {
-		return r.serial()
+		return r.serialOn(W)
 	}
 	rt, relT := scratch[int32](r.units)
 	defer relT()

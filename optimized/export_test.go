@@ -18,3 +18,28 @@ func ForcePath(path string) Option {
 func Fast(b scatter.Backend, c scatter.Call) (scatter.Result, bool) {
 	return b.(*backend).fast(c)
 }
+
+// Ahead sets the read-ahead window of serial folds to chunks chunks of
+// aheadChunk units (0: none).
+func Ahead(chunks int) Option {
+	return func(b *backend) {
+		b.ahead = -1
+		if chunks > 0 {
+			b.ahead = chunks
+		}
+	}
+}
+
+// AheadSmall reads ahead the streams of every serial fold into a small
+// output on two or more workers, whatever their size, in chunks of unit
+// units with a window of chunks chunks: the read-ahead's bookkeeping on
+// calls the size of the tests'.
+func AheadSmall(chunks, unit int) Option {
+	return func(b *backend) {
+		b.ahead, b.aheadUnit = chunks, unit
+		b.serialMax = 0
+	}
+}
+
+// AheadFolds counts the folds that have read their streams ahead.
+func AheadFolds() int64 { return aheadFolds.Load() }
