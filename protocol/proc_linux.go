@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"os"
 	"strconv"
 	"strings"
@@ -10,15 +11,16 @@ import (
 // since groupMembers can tell it from the rest of the group.
 const guardOutlastsTerm = true
 
-// groupMembers lists the processes of process group pgid that have not
-// exited (zombies left out), read from /proc; ok is false when /proc
-// cannot be read.
-func groupMembers(pgid int) (pids []int, ok bool) {
+// Processes lists every process, from /proc/*/stat: the one home of the
+// listing, for the Client's group (groupMembers) and for the tools that
+// walk an implementation's process tree (scattercheck bench's RSS). A
+// process that exits while the list is read is left out.
+func Processes() ([]Process, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
-	want := strconv.Itoa(pgid)
+	var ps []Process
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -26,17 +28,44 @@ func groupMembers(pgid int) (pids []int, ok bool) {
 		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
 		if err != nil {
-			continue // gone since the listing
+			continue // exited since the listing
 		}
-		// after the command's closing parenthesis: state ppid pgrp ...
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
+		if p, ok := parseStat(b); ok {
+			p.PID = pid
+			ps = append(ps, p)
 		}
-		f := strings.Fields(s[i+1:])
-		if len(f) >= 3 && f[2] == want && f[0] != "Z" {
-			pids = append(pids, pid)
+	}
+	return ps, nil
+}
+
+// parseStat reads the state, the parent and the process group from the
+// text of /proc/PID/stat: the third, fourth and fifth fields, after the
+// command name in parentheses (which may itself hold spaces and
+// parentheses, hence the last one).
+func parseStat(stat []byte) (Process, bool) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return Process{}, false
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 3 {
+		return Process{}, false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	pgid, err2 := strconv.Atoi(f[2])
+	return Process{PPID: ppid, PGID: pgid, Zombie: f[0] == "Z"}, err1 == nil && err2 == nil
+}
+
+// groupMembers lists the processes of process group pgid that have not
+// exited (zombies left out); ok is false when they cannot be listed.
+func groupMembers(pgid int) (pids []int, ok bool) {
+	ps, err := Processes()
+	if err != nil {
+		return nil, false
+	}
+	for _, p := range ps {
+		if p.PGID == pgid && !p.Zombie {
+			pids = append(pids, p.PID)
 		}
 	}
 	return pids, true

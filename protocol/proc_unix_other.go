@@ -6,4 +6,7 @@ package protocol
 // (GuardGroup): the members of a group are not listed here.
 const guardOutlastsTerm = false
 
+// Processes cannot list the processes here.
+func Processes() ([]Process, error) { return nil, ErrNoProcessList }
+
 func groupMembers(pgid int) ([]int, bool) { return nil, false }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/scatterconf/scatter/protocol"
 )
 
 // Peak resident memory (RSS) of the bench's targets, read from the
@@ -67,14 +69,21 @@ func peakOfTree(root int) (rssReading, error) {
 	return readTree(pids)
 }
 
-// procEntry is a process, its parent and its process group.
-type procEntry struct{ pid, ppid, pgrp int }
+// procList lists every process (protocol.Processes), or fails with
+// errRSSUnsupported where they cannot be listed.
+func procList() ([]protocol.Process, error) {
+	ps, err := protocol.Processes()
+	if errors.Is(err, protocol.ErrNoProcessList) {
+		return nil, errRSSUnsupported
+	}
+	return ps, err
+}
 
 // childrenOf maps every process of ps to its children.
-func childrenOf(ps []procEntry) map[int][]int {
+func childrenOf(ps []protocol.Process) map[int][]int {
 	children := map[int][]int{}
 	for _, p := range ps {
-		children[p.ppid] = append(children[p.ppid], p.pid)
+		children[p.PPID] = append(children[p.PPID], p.PID)
 	}
 	return children
 }
@@ -119,8 +128,8 @@ func implRoots() (map[int]bool, error) {
 	}
 	roots := map[int]bool{}
 	for _, p := range ps {
-		if p.ppid == selfPID && p.pgrp == p.pid {
-			roots[p.pid] = true
+		if p.PPID == selfPID && p.PGID == p.PID {
+			roots[p.PID] = true
 		}
 	}
 	return roots, nil

@@ -59,49 +59,6 @@ func resetPeak(pid int) error {
 	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
 }
 
-// procList lists every process with its parent and process group, from
-// /proc/*/stat.
-func procList() ([]procEntry, error) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, err
-	}
-	var ps []procEntry
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // exited since
-		}
-		if p, ok := parseStat(b); ok {
-			p.pid = pid
-			ps = append(ps, p)
-		}
-	}
-	return ps, nil
-}
-
-// parseStat reads the parent id and the process group from the text of
-// /proc/PID/stat: the fourth and fifth fields, after the command name in
-// parentheses (which may itself hold spaces and parentheses, hence the
-// last one).
-func parseStat(stat []byte) (procEntry, bool) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return procEntry{}, false
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 3 {
-		return procEntry{}, false
-	}
-	ppid, err1 := strconv.Atoi(f[1])
-	pgrp, err2 := strconv.Atoi(f[2])
-	return procEntry{ppid: ppid, pgrp: pgrp}, err1 == nil && err2 == nil
-}
-
 // procCmdline returns the arguments of process pid, or nil.
 func procCmdline(pid int) []string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))

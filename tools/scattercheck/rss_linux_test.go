@@ -30,19 +30,6 @@ func TestParseStatus(t *testing.T) {
 	}
 }
 
-func TestParseStat(t *testing.T) {
-	// the command name may hold spaces and parentheses
-	p, ok := parseStat([]byte("4242 (a) b (c)) S 17 4242 4242 0 -1 4194560 99 0 0 0\n"))
-	if !ok || p.ppid != 17 || p.pgrp != 4242 {
-		t.Errorf("parseStat: %+v, %v", p, ok)
-	}
-	for _, bad := range []string{"4242 no parentheses S 1 2", "4242 (x) S", "4242 (x) S one 2"} {
-		if _, ok := parseStat([]byte(bad)); ok {
-			t.Errorf("parseStat(%q) ok", bad)
-		}
-	}
-}
-
 // TestPeakRSSSelf reads and resets the peak RSS of this process: 64 MiB
 // touched raise the RSS by at least half that (the margin covers what
 // the runtime returns to the system meanwhile); once they are freed and given

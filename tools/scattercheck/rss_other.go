@@ -11,6 +11,4 @@ func procMemory(pid int) (peak, rss int64, err error) { return 0, 0, errRSSUnsup
 
 func resetPeak(pid int) error { return errRSSUnsupported }
 
-func procList() ([]procEntry, error) { return nil, errRSSUnsupported }
-
 func procCmdline(pid int) []string { return nil }

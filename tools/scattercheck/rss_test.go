@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/scatterconf/scatter/protocol"
 )
 
 // rssReadable: the bench reads peak RSS on Linux (and its tests insist
@@ -14,10 +16,10 @@ var rssReadable = runtime.GOOS == "linux"
 // in pid order; processes outside the tree and a cycle of parents (a pid
 // reused while the table was read) are not followed twice.
 func TestProcessTree(t *testing.T) {
-	ps := []procEntry{
-		{pid: 10, ppid: 1}, {pid: 30, ppid: 10}, {pid: 20, ppid: 10}, {pid: 40, ppid: 20},
-		{pid: 50, ppid: 1}, {pid: 60, ppid: 50}, // another tree
-		{pid: 10, ppid: 40}, // a cycle back to the root
+	ps := []protocol.Process{
+		{PID: 10, PPID: 1}, {PID: 30, PPID: 10}, {PID: 20, PPID: 10}, {PID: 40, PPID: 20},
+		{PID: 50, PPID: 1}, {PID: 60, PPID: 50}, // another tree
+		{PID: 10, PPID: 40}, // a cycle back to the root
 	}
 	children := childrenOf(ps)
 	if got, want := processTree(10, children), []int{10, 20, 30, 40}; !slices.Equal(got, want) {
