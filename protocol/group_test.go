@@ -113,15 +113,14 @@ func TestClientEndsTheProcessGroup(t *testing.T) {
 	}
 }
 
-// TestClientKilledOutright: when the process that holds the Client dies
-// without ending the implementation (SIGKILL here; a crash or the
-// out-of-memory killer alike), the implementation's group goes with it,
-// even an implementation that never reads its standard input again (so
-// never sees it close) and its grandchild.
-func TestClientKilledOutright(t *testing.T) {
-	impl, pid := spawning(t, "stall", false)
+// startHolder starts this test binary as a process that holds a Client
+// of impl (the helper's mode: "client" or "client-terminating"), killed
+// when the test ends, and returns it, its standard output past the first
+// line, and the implementation's pid, which that line gives.
+func startHolder(t *testing.T, mode, impl string) (*exec.Cmd, *bufio.Reader, int) {
+	t.Helper()
 	holder := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	holder.Env = append(os.Environ(), helperEnv+"=client", "PROTOCOL_TEST_IMPL="+impl)
+	holder.Env = append(os.Environ(), helperEnv+"="+mode, "PROTOCOL_TEST_IMPL="+impl)
 	out, err := holder.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -129,12 +128,24 @@ func TestClientKilledOutright(t *testing.T) {
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer holder.Process.Kill()
-	line, err := bufio.NewReader(out).ReadString('\n')
+	t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	br := bufio.NewReader(out)
+	line, err := br.ReadString('\n')
 	leader, perr := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil || perr != nil {
 		t.Fatalf("the Client's holder did not print its implementation's pid: %q, %v", line, err)
 	}
+	return holder, br, leader
+}
+
+// TestClientKilledOutright: when the process that holds the Client dies
+// without ending the implementation (SIGKILL here; a crash or the
+// out-of-memory killer alike), the implementation's group goes with it,
+// even an implementation that never reads its standard input again (so
+// never sees it close) and its grandchild.
+func TestClientKilledOutright(t *testing.T) {
+	impl, pid := spawning(t, "stall", false)
+	holder, _, leader := startHolder(t, "client", impl)
 	gpid := pid()
 	time.Sleep(100 * time.Millisecond)
 	if !alive(leader) || !alive(gpid) {
@@ -156,22 +167,7 @@ func TestClientKilledDuringGrace(t *testing.T) {
 		t.Skip("the guard ends with the group's SIGTERM here")
 	}
 	impl, pid := spawning(t, "serve", true)
-	holder := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	holder.Env = append(os.Environ(), helperEnv+"=client-terminating", "PROTOCOL_TEST_IMPL="+impl)
-	out, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Process.Kill()
-	br := bufio.NewReader(out)
-	line, err := br.ReadString('\n')
-	leader, perr := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || perr != nil {
-		t.Fatalf("the Client's holder did not print its implementation's pid: %q, %v", line, err)
-	}
+	holder, br, leader := startHolder(t, "client-terminating", impl)
 	gpid := pid()
 	if line, err := br.ReadString('\n'); err != nil || line != "terminating\n" {
 		t.Fatalf("the holder did not begin to terminate: %q, %v", line, err)
