@@ -540,14 +540,18 @@ func (g *Drawer) IndexReduceCall() scatter.Call {
 func (g *Drawer) indexReduceCall() scatter.Call {
 	op := scatter.OpIndexReduce
 	dt := g.DType(op, nil)
-	if g.o.Valid && dt == scatter.DTBool { // no index_reduce reduction takes bool
-		dt = g.DType(op, func(dt scatter.DType) bool { return dt != scatter.DTBool })
-	}
+	// bool goes only through the multi-dim path with include_self, and
+	// has no division: a valid bool call is of rank 2 or more, include
+	// self, and reduce by prod, amax or amin
+	validBool := g.o.Valid && dt == scatter.DTBool
 	crowded := g.o.Want.Crowded
 	long, full := g.o.Want.LongIndex || crowded, g.o.Want.FullSource || crowded
 	r := g.Rank(0)
 	if long && r == 0 {
 		r = 1
+	}
+	if validBool && r < 2 {
+		r = 2
 	}
 	self := g.Shape(r)
 	if long {
@@ -619,6 +623,12 @@ func (g *Drawer) indexReduceCall() scatter.Call {
 		reduce = OneOf(g, indexReductions...)
 	}
 	exclude := g.Chance(50)
+	if validBool {
+		if reduce == scatter.ReduceMean {
+			reduce = OneOf(g, scatter.ReduceProd, scatter.ReduceAmax, scatter.ReduceAmin)
+		}
+		exclude = false
+	}
 	bad := goodIndex
 	if g.corrupting() {
 		switch g.pick(25, 15, 10, 8, 10, 8, 10, 6, 8) {
@@ -768,7 +778,12 @@ func (g *Drawer) tsIndexShape(form tsIndexForm, S []int, d int, valid bool) ([]i
 	}
 	k := g.IntRange(1, len(S))
 	if valid && k == 1 && d != 0 {
-		k = 2 // torch_scatter reads a 1-d index along dim (tsVector)
+		// torch_scatter reads a 1-d index along dim (tsVector): a valid
+		// one has one element (it broadcasts) or another dim
+		if g.Chance(50) {
+			return []int{1}, 0
+		}
+		k = 2
 	}
 	I := slices.Clone(S[:k])
 	for j := range I {

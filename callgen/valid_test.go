@@ -61,3 +61,32 @@ func TestValidCallsSucceed(t *testing.T) {
 		}
 	}
 }
+
+// TestValidDrawsKeepCorners: the valid draws' rules keep the valid
+// corners next to the invalid ones they avoid: bool index_reduce (rank
+// 2 or more, include_self, prod, amax or amin) and torch_scatter's
+// one-element 1-d index along a dim past 0 (it broadcasts), under every
+// profile, each in some of 2000 draws that the oracle takes.
+func TestValidDrawsKeepCorners(t *testing.T) {
+	for _, prof := range scatter.Profiles {
+		ref := reference.New(prof)
+		boolIR, oneTS := 0, 0
+		for i := range 2000 {
+			c := Call(scatter.OpIndexReduce, Options{Profile: prof, Valid: true}).Example(i)
+			if c.(scatter.IndexReduce).Self.DType() == scatter.DTBool {
+				if _, err := ref.Run(scatter.CloneCall(c)); err == nil {
+					boolIR++
+				}
+			}
+			ts := Call(scatter.OpTorchScatter, Options{Profile: prof, Valid: true}).Example(i).(scatter.TorchScatter)
+			if ts.Index.Dim() == 1 && ts.Index.NumEl() == 1 && ts.Src.Dim() > 1 {
+				if _, err := ref.Run(scatter.CloneCall(ts)); err == nil {
+					oneTS++
+				}
+			}
+		}
+		if boolIR == 0 || oneTS == 0 {
+			t.Errorf("%s: %d bool index_reduce and %d torch_scatter calls with a one-element 1-d index succeeded", prof, boolIR, oneTS)
+		}
+	}
+}
