@@ -67,13 +67,14 @@ func TestHelperProcess(t *testing.T) {
 		}
 		fmt.Println(c.live.Load().cmd.Process.Pid)
 		time.Sleep(time.Hour)
-	case "client-terminating": // as client, then Terminate begun, with a long grace, and "terminating" printed
+	case "client-terminating": // as client; once a line comes on stdin, Terminate begun, with a long grace, and "terminating" printed
 		c, err := NewClient(os.Getenv("PROTOCOL_TEST_IMPL"), ClientOptions{KillGrace: time.Minute})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 			os.Exit(1)
 		}
 		fmt.Println(c.live.Load().cmd.Process.Pid)
+		bufio.NewReader(os.Stdin).ReadString('\n')
 		go c.Terminate()
 		time.Sleep(300 * time.Millisecond)
 		fmt.Println("terminating")

@@ -5,6 +5,7 @@ package protocol
 import (
 	"bufio"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,12 +117,17 @@ func TestClientEndsTheProcessGroup(t *testing.T) {
 // startHolder starts this test binary as a process that holds a Client
 // of impl (the helper's mode: "client" or "client-terminating"), killed
 // when the test ends, and returns it, its standard output past the first
-// line, and the implementation's pid, which that line gives.
-func startHolder(t *testing.T, mode, impl string) (*exec.Cmd, *bufio.Reader, int) {
+// line, its standard input, and the implementation's pid, which that
+// line gives.
+func startHolder(t *testing.T, mode, impl string) (*exec.Cmd, *bufio.Reader, io.Writer, int) {
 	t.Helper()
 	holder := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
 	holder.Env = append(os.Environ(), helperEnv+"="+mode, "PROTOCOL_TEST_IMPL="+impl)
 	out, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := holder.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +141,7 @@ func startHolder(t *testing.T, mode, impl string) (*exec.Cmd, *bufio.Reader, int
 	if err != nil || perr != nil {
 		t.Fatalf("the Client's holder did not print its implementation's pid: %q, %v", line, err)
 	}
-	return holder, br, leader
+	return holder, br, in, leader
 }
 
 // TestClientKilledOutright: when the process that holds the Client dies
@@ -145,7 +151,7 @@ func startHolder(t *testing.T, mode, impl string) (*exec.Cmd, *bufio.Reader, int
 // never sees it close) and its grandchild.
 func TestClientKilledOutright(t *testing.T) {
 	impl, pid := spawning(t, "stall", false)
-	holder, _, leader := startHolder(t, "client", impl)
+	holder, _, _, leader := startHolder(t, "client", impl)
 	gpid := pid()
 	time.Sleep(100 * time.Millisecond)
 	if !alive(leader) || !alive(gpid) {
@@ -163,12 +169,13 @@ func TestClientKilledOutright(t *testing.T) {
 // too: the guard outlasts SIGTERM where the group's members can be
 // listed (Linux).
 func TestClientKilledDuringGrace(t *testing.T) {
-	if !guardOutlastsTerm {
+	if !groupsListable() {
 		t.Skip("the guard ends with the group's SIGTERM here")
 	}
 	impl, pid := spawning(t, "serve", true)
-	holder, br, leader := startHolder(t, "client-terminating", impl)
-	gpid := pid()
+	holder, br, in, leader := startHolder(t, "client-terminating", impl)
+	gpid := pid() // the grandchild ignores SIGTERM from here on
+	io.WriteString(in, "terminate\n")
 	if line, err := br.ReadString('\n'); err != nil || line != "terminating\n" {
 		t.Fatalf("the holder did not begin to terminate: %q, %v", line, err)
 	}

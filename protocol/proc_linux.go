@@ -5,11 +5,25 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 )
 
-// guardOutlastsTerm: the group's guard ignores SIGTERM (GuardGroup),
-// since groupMembers can tell it from the rest of the group.
-const guardOutlastsTerm = true
+// groupsListable reports whether Processes lists this process (a /proc
+// mounted and readable): only then does the group's guard ignore SIGTERM
+// (GuardGroup), since only then can groupMembers tell it from the rest
+// of the group. Asked once.
+var groupsListable = sync.OnceValue(func() bool {
+	ps, err := Processes()
+	if err != nil {
+		return false
+	}
+	for _, p := range ps {
+		if p.PID == os.Getpid() {
+			return true
+		}
+	}
+	return false
+})
 
 // Processes lists every process, from /proc/*/stat: the one home of the
 // listing, for the Client's group (groupMembers) and for the tools that

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // groupCommand returns the command that runs command with sh in a process
@@ -30,7 +31,7 @@ func groupCommand(command string) *exec.Cmd {
 // memory). Where no guard could be started (the group is already gone),
 // release does nothing.
 //
-// Where the members of a group can be listed (Linux, guardOutlastsTerm),
+// Where the members of a group can be listed (Linux, groupsListable),
 // the guard ignores SIGTERM, so that it still stands while the group is
 // given its grace after SIGTERM: a process of the group that ignores
 // SIGTERM is killed even if this process dies during that grace. The
@@ -53,21 +54,45 @@ func startGuard(pgid int) *guard {
 		return nil
 	}
 	script := "read guard; kill -KILL 0"
-	if guardOutlastsTerm {
-		script = "trap '' TERM; " + script
+	var ready, said *os.File
+	if groupsListable() {
+		// it says when it ignores SIGTERM, and is waited for: a SIGTERM
+		// to the group before then would end it
+		script = "trap '' TERM; echo; " + script
+		if ready, said, err = os.Pipe(); err != nil {
+			r.Close()
+			w.Close()
+			return nil
+		}
+		defer ready.Close()
 	}
 	g := exec.Command("sh", "-c", script)
-	g.Stdin = r // standard output and error: the null device
+	g.Stdin = r // standard error (and output, without ready): the null device
+	if said != nil {
+		g.Stdout = said
+	}
 	g.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
 	err = g.Start()
 	r.Close()
+	if said != nil {
+		said.Close() // the guard's end
+	}
 	if err != nil {
 		w.Close()
 		return nil
 	}
 	go g.Wait()
+	if ready != nil {
+		ready.SetReadDeadline(time.Now().Add(guardReady))
+		var b [1]byte
+		ready.Read(b[:]) // silence (or exit) past the deadline: a guard still, only not past SIGTERM
+	}
 	return &guard{cmd: g, w: w}
 }
+
+// guardReady is how long startGuard waits for a guard to say that it
+// ignores SIGTERM.
+const guardReady = 5 * time.Second
 
 // release closes the guard's pipe: it kills its group, itself included.
 func (g *guard) release() {
@@ -105,7 +130,7 @@ func groupAlive(cmd *exec.Cmd, guardPid int) bool {
 	if cmd.Process == nil || syscall.Kill(-cmd.Process.Pid, 0) != nil {
 		return false
 	}
-	if !guardOutlastsTerm {
+	if !groupsListable() {
 		return true
 	}
 	members, ok := groupMembers(cmd.Process.Pid)

@@ -2,9 +2,9 @@
 
 package protocol
 
-// guardOutlastsTerm: the group's guard ends with the group's SIGTERM
-// (GuardGroup): the members of a group are not listed here.
-const guardOutlastsTerm = false
+// groupsListable: the members of a group are not listed here, so the
+// group's guard ends with the group's SIGTERM (GuardGroup).
+func groupsListable() bool { return false }
 
 // Processes cannot list the processes here.
 func Processes() ([]Process, error) { return nil, ErrNoProcessList }
