@@ -3,7 +3,17 @@ package optimized
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 	"unsafe"
+)
+
+// Test modes of the read-ahead (backend.aheadTest): the fold waits for
+// the reader to start, so that it runs (and waits for the fold); in the
+// second, the reader then waits for the fold to pass two chunks (so
+// that it catches up).
+const (
+	aheadTestReaderFirst = 1
+	aheadTestReaderLate  = 2
 )
 
 // Read-ahead: a serial fold into a small output (one that stays in L2,
@@ -40,8 +50,10 @@ var (
 // aheadSink keeps the reader's loads from being optimised away.
 var aheadSink atomic.Uint64
 
-// aheadFolds counts the folds read ahead (for the tests).
-var aheadFolds atomic.Int64
+// For the tests: the folds that took the read-ahead, the readers that
+// started, that waited for the fold (the window full), and that caught
+// up with it (behind it).
+var aheadFolds, aheadReads, aheadWaits, aheadCatchUps atomic.Int64
 
 // foldAhead is fold(a, 0, r.units), with the direct walk's streams read
 // ahead by a second worker when there is one (W >= 2), they are large
@@ -66,12 +78,19 @@ func (r *runner[T, A]) foldAhead(a *accs[A], W int) bool {
 	var done atomic.Int64 // units folded
 	var stop atomic.Bool
 	ok := true
+	var reading atomic.Bool
 	parallelShare(2, func(w int) {
 		if w == 1 {
+			reading.Store(true)
 			r.readAhead(chunk, window, &done, &stop)
 			return
 		}
 		defer stop.Store(true)
+		if r.b.aheadTest != 0 { // the tests': the reader runs
+			for t0 := time.Now(); !reading.Load() && time.Since(t0) < time.Second; {
+				runtime.Gosched()
+			}
+		}
 		for u := 0; u < r.units; u += chunk {
 			e := min(u+chunk, r.units)
 			if !r.fold(a, u, e) {
@@ -94,12 +113,20 @@ func (r *runner[T, A]) streamBytes() int {
 	return r.units * (isz + int(unsafe.Sizeof(t)))
 }
 
-// readAhead reads the streams chunk units at a time, never more than
-// window chunks past the fold's progress, skipping what the fold has
-// passed, until the end or stop.
+// readAhead reads the streams chunk units at a time, starting a chunk
+// no more than window chunks past the fold's progress (so that it is at
+// most window+1 chunks ahead), skipping what the fold has passed, until
+// the end or stop.
 func (r *runner[T, A]) readAhead(chunk, window int, done *atomic.Int64, stop *atomic.Bool) {
 	g := &r.j.g
 	var x uint64
+	aheadReads.Add(1)
+	if r.b.aheadTest == aheadTestReaderLate {
+		for done.Load() < int64(2*chunk) && !stop.Load() {
+			runtime.Gosched()
+		}
+	}
+	waited, caught := false, false
 	for u := 0; u < r.units; u += chunk {
 		for {
 			if stop.Load() {
@@ -109,9 +136,17 @@ func (r *runner[T, A]) readAhead(chunk, window int, done *atomic.Int64, stop *at
 			d := int(done.Load())
 			if u < d {
 				u = d - d%chunk // behind the fold: catch up
+				if !caught {
+					caught = true
+					aheadCatchUps.Add(1)
+				}
 			}
 			if u-d <= window*chunk {
 				break
+			}
+			if !waited {
+				waited = true
+				aheadWaits.Add(1)
 			}
 			runtime.Gosched()
 		}

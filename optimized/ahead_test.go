@@ -65,36 +65,45 @@ func mapSlice[E any](v []float64, f func(float64) E) []E {
 }
 
 // TestReadAheadIsCanonical: serial folds whose streams a second worker
-// reads ahead (AheadSmall: every size, chunks of a few units, so that the
-// reader runs ahead, waits, and falls behind on calls this small) give
-// the reference's result bit for bit under Deterministic, and conform
-// otherwise.
+// reads ahead (AheadSmall: every size, chunks of a few units) give the
+// reference's result bit for bit under Deterministic, and conform
+// otherwise; the readers run, wait for the fold (started first) and
+// catch up with it (started late), as the counts show.
 func TestReadAheadIsCanonical(t *testing.T) {
-	for _, prof := range scatter.Profiles {
-		for _, det := range []bool{true, false} {
-			for _, win := range [][2]int{{1, 1}, {2, 3}, {4, 64}} {
-				opts := []optimized.Option{optimized.Workers(2), optimized.AheadSmall(win[0], win[1])}
-				lvl := scatter.Conformant
-				if det {
-					opts, lvl = append(opts, optimized.Deterministic()), scatter.Strict
-				}
-				be := optimized.New(prof, opts...)
-				t.Run(fmt.Sprintf("%s/deterministic=%v/window=%d/chunk=%d", prof, det, win[0], win[1]), func(t *testing.T) {
-					before := optimized.AheadFolds()
-					rapid.Check(t, func(t *rapid.T) {
-						c := directCall(t, prof)
-						got, err := be.Run(scatter.CloneCall(c))
-						if m := reference.Expect(c, prof).Check(lvl, got, err); m != nil {
-							t.Fatal(m)
-						}
-					})
-					n := optimized.AheadFolds() - before
-					t.Logf("%d folds read ahead", n)
-					if det && n < 20 {
-						t.Errorf("%d folds read ahead: the test checks too few", n)
+	for _, late := range []bool{false, true} {
+		before := optimized.AheadCounted()
+		for _, prof := range scatter.Profiles {
+			for _, det := range []bool{true, false} {
+				for _, win := range [][2]int{{1, 1}, {2, 3}, {4, 64}} {
+					opts := []optimized.Option{optimized.Workers(2), optimized.AheadSmall(win[0], win[1], late)}
+					lvl := scatter.Conformant
+					if det {
+						opts, lvl = append(opts, optimized.Deterministic()), scatter.Strict
 					}
-				})
+					be := optimized.New(prof, opts...)
+					t.Run(fmt.Sprintf("late=%v/%s/deterministic=%v/window=%d/chunk=%d", late, prof, det, win[0], win[1]), func(t *testing.T) {
+						rapid.Check(t, func(t *rapid.T) {
+							c := directCall(t, prof)
+							got, err := be.Run(scatter.CloneCall(c))
+							if m := reference.Expect(c, prof).Check(lvl, got, err); m != nil {
+								t.Fatal(m)
+							}
+						})
+					})
+				}
 			}
+		}
+		after := optimized.AheadCounted()
+		n := optimized.AheadCounts{Folds: after.Folds - before.Folds, Reads: after.Reads - before.Reads,
+			Waits: after.Waits - before.Waits, CatchUps: after.CatchUps - before.CatchUps}
+		t.Logf("late=%v: %+v", late, n)
+		switch {
+		case n.Folds < 100 || n.Reads < n.Folds/2:
+			t.Errorf("late=%v: %d folds read ahead, %d readers ran: the test checks too few", late, n.Folds, n.Reads)
+		case !late && n.Waits == 0:
+			t.Error("no reader waited for the fold: the window was never full")
+		case late && n.CatchUps == 0:
+			t.Error("no reader caught up with the fold")
 		}
 	}
 }

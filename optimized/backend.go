@@ -51,6 +51,7 @@ type backend struct {
 	force     string // tests: "serial", "private" or "owner" instead of the heuristics
 	ahead     int    // tests: the read-ahead window in chunks (0: aheadWindow; < 0: none)
 	aheadUnit int    // tests: the read-ahead chunk in units, and any stream size (0: aheadChunk, aheadMinBytes)
+	aheadTest int    // tests: aheadTestReaderFirst or aheadTestReaderLate (0: neither)
 }
 
 func (b *backend) Info() scatter.Info {

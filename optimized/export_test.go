@@ -33,13 +33,25 @@ func Ahead(chunks int) Option {
 // AheadSmall reads ahead the streams of every serial fold into a small
 // output on two or more workers, whatever their size, in chunks of unit
 // units with a window of chunks chunks: the read-ahead's bookkeeping on
-// calls the size of the tests'.
-func AheadSmall(chunks, unit int) Option {
+// calls the size of the tests'. With late, the reader starts once the
+// fold has passed two chunks (it catches up); else the fold waits for
+// the reader to start (it runs ahead and waits).
+func AheadSmall(chunks, unit int, late bool) Option {
 	return func(b *backend) {
 		b.ahead, b.aheadUnit = chunks, unit
 		b.serialMax = 0
+		b.aheadTest = aheadTestReaderFirst
+		if late {
+			b.aheadTest = aheadTestReaderLate
+		}
 	}
 }
 
-// AheadFolds counts the folds that have read their streams ahead.
-func AheadFolds() int64 { return aheadFolds.Load() }
+// AheadCounts are the read-ahead's counts: the folds that took it, the
+// readers that started, waited for the fold, and caught up with it.
+type AheadCounts struct{ Folds, Reads, Waits, CatchUps int64 }
+
+// AheadCounted returns the read-ahead's counts so far.
+func AheadCounted() AheadCounts {
+	return AheadCounts{aheadFolds.Load(), aheadReads.Load(), aheadWaits.Load(), aheadCatchUps.Load()}
+}
