@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -108,24 +107,6 @@ func benchWorkload(b *testing.B, be scatter.Backend, w, div int) {
 	b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
 	// Page faults per call: a fresh output is faulted in page by page.
 	b.ReportMetric(float64(faults)/float64(b.N), "faults/op")
-}
-
-// minFaults returns the process's minor page faults so far.
-func minFaults() int64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return ru.Minflt
-}
-
-// cpuTime returns the process's user and system CPU time in nanoseconds.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 var benchBackend = optimized.New(benchProfile)
