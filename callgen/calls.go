@@ -275,6 +275,9 @@ func (g *Drawer) dimReduction(c *dimDraft) {
 		return
 	case c.crowded && c.op == scatter.OpScatterReduce:
 		c.reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceProd, scatter.ReduceMean)
+		if g.o.Valid && c.dt == scatter.DTBool && c.reduce == scatter.ReduceMean {
+			c.reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceProd) // (see below)
+		}
 		c.exclude = g.Chance(50)
 		return
 	}
