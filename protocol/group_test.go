@@ -237,3 +237,24 @@ func TestGuardGroupRelease(t *testing.T) {
 	release()
 	waitGone(t, "the background sleep", pid)
 }
+
+// TestClientWriteToAClosedInput: an implementation that closes its
+// standard input before the hello makes the Client's write fail (a
+// broken pipe). When it exits too, the failure reads as an exit seen on
+// the read does ("closed its standard output", with the exit status);
+// when it keeps its output open, the failure says that it closed its
+// standard input.
+func TestClientWriteToAClosedInput(t *testing.T) {
+	for _, c := range []struct {
+		command, detail, status string
+	}{
+		{"exec 0<&-; sleep 0.3; exit 3", "closed its standard output", "exit status 3"},
+		{"exec 0<&-; sleep 30", "closed its standard input", "broken pipe"},
+	} {
+		_, err := NewClient(c.command, ClientOptions{StartTimeout: 5 * time.Second, KillGrace: 200 * time.Millisecond})
+		pe := processError(t, err, KindStart)
+		if !strings.Contains(pe.Detail, c.detail) || !strings.Contains(pe.Detail, c.status) {
+			t.Errorf("%q: detail %q lacks %q or %q", c.command, pe.Detail, c.detail, c.status)
+		}
+	}
+}
