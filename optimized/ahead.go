@@ -33,7 +33,7 @@ const (
 // with 2. A fold into a large output (W1, W4 and W7 under Deterministic,
 // 4-8 MB of accumulators) waits on the accumulator's misses, not on the
 // streams: there the same windows changed nothing beyond the noise of
-// those runs (W1 21.3-29.4 ms against 23.5-29.0), and it is not read
+// those runs (W1's minima 21.3-31.1 ms against 23.5-29.0), and it is not read
 // ahead, which would only keep the second core busy.
 
 var (
