@@ -199,7 +199,8 @@ func (g *Drawer) corrupting() bool { return !g.o.Valid && g.Chance(g.o.FaultPerc
 
 // ---- scatter, scatter_add, scatter_reduce ----
 
-// scatterReductions are scatter_reduce's reductions.
+// scatterReductions are scatter_reduce's reductions (a crowded call's
+// first three).
 var scatterReductions = []scatter.Reduce{scatter.ReduceSum, scatter.ReduceProd, scatter.ReduceMean, scatter.ReduceAmax, scatter.ReduceAmin}
 
 // dimDraft is a scatter, scatter_add or scatter_reduce call being drawn:
@@ -272,23 +273,18 @@ func (g *Drawer) dimReduction(c *dimDraft) {
 	switch {
 	case c.crowded && c.op == scatter.OpScatter:
 		c.reduce = OneOf(g, scatter.ReduceAdd, scatter.ReduceMultiply)
-		return
-	case c.crowded && c.op == scatter.OpScatterReduce:
-		c.reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceProd, scatter.ReduceMean)
-		if g.o.Valid && c.dt == scatter.DTBool && c.reduce == scatter.ReduceMean {
-			c.reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceProd) // (see below)
-		}
-		c.exclude = g.Chance(50)
-		return
-	}
-	switch c.op {
-	case scatter.OpScatter:
+	case c.op == scatter.OpScatter:
 		c.reduce = []scatter.Reduce{scatter.ReduceNone, scatter.ReduceAdd, scatter.ReduceMultiply}[g.pick(50, 25, 25)]
-	case scatter.OpScatterReduce:
-		c.reduce = OneOf(g, scatterReductions...)
+	case c.op == scatter.OpScatterReduce:
+		reds := scatterReductions
+		if c.crowded {
+			reds = reds[:3] // sum, prod, mean
+		}
+		c.reduce = OneOf(g, reds...)
 		if g.o.Valid && c.dt == scatter.DTBool && c.reduce == scatter.ReduceMean {
 			// mean divides, and bool has no division
-			c.reduce = OneOf(g, scatter.ReduceSum, scatter.ReduceProd, scatter.ReduceAmax, scatter.ReduceAmin)
+			reds = slices.DeleteFunc(slices.Clone(reds), func(r scatter.Reduce) bool { return r == scatter.ReduceMean })
+			c.reduce = OneOf(g, reds...)
 		}
 		c.exclude = g.Chance(50)
 	}
@@ -1224,11 +1220,9 @@ func (g *Drawer) tensorGatherCall() scatter.Call {
 		}
 	}
 	g.fit(T, -1)
-	if g.o.Valid && len(T) > 0 && slices.ContainsFunc(S, func(n int) bool { return n == 0 }) {
-		for k := range some {
-			if some[k] && S[k] == 0 {
-				T[0] = 0 // no index value is in range of an empty dim
-			}
+	for k := range some {
+		if g.o.Valid && len(T) > 0 && some[k] && S[k] == 0 {
+			T[0] = 0 // no index value is in range of an empty dim
 		}
 	}
 	bad := goodIndex
