@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/scatterconf/scatter"
@@ -411,7 +410,7 @@ func (c *Client) roundTrip(line []byte, id int64, op string, timeout time.Durati
 // the read ("closed its standard output"), so that one exit is not
 // reported two ways depending on which end the client touched first.
 func (c *Client) writeFailure(err error, deadline time.Time) string {
-	if !errors.Is(err, syscall.EPIPE) {
+	if !brokenPipe(err) {
 		return "writing the request failed: " + err.Error()
 	}
 	if soon := time.Now().Add(crashGrace); soon.Before(deadline) {
