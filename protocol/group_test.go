@@ -238,23 +238,40 @@ func TestGuardGroupRelease(t *testing.T) {
 	waitGone(t, "the background sleep", pid)
 }
 
-// TestClientWriteToAClosedInput: an implementation that closes its
-// standard input before the hello makes the Client's write fail (a
-// broken pipe). When it exits too, the failure reads as an exit seen on
-// the read does ("closed its standard output", with the exit status);
-// when it keeps its output open, the failure says that it closed its
-// standard input.
+// TestClientWriteToAClosedInput: an implementation that answers the
+// hello and then closes its standard input makes the Client's next write
+// fail (a broken pipe): the implementation leaves a marker once its input
+// is closed, and the request is sent only then. When it exits too, the
+// failure reads as an exit seen on the read does ("closed its standard
+// output", with the exit status); when it keeps its output open, the
+// failure says that it closed its standard input.
 func TestClientWriteToAClosedInput(t *testing.T) {
+	gather := scatter.Gather{Input: scatter.FromSlice([]float32{1, 2}, 2), Index: scatter.FromSlice([]int64{1}, 1)}
 	for _, c := range []struct {
-		command, detail, status string
+		then, detail, status string
 	}{
-		{"exec 0<&-; sleep 0.3; exit 3", "closed its standard output", "exit status 3"},
-		{"exec 0<&-; sleep 30", "closed its standard input", "broken pipe"},
+		{"sleep 0.3; exit 3", "closed its standard output", "exit status 3"},
+		{"sleep 30", "closed its standard input", "broken pipe"},
 	} {
-		_, err := NewClient(c.command, ClientOptions{StartTimeout: 5 * time.Second, KillGrace: 200 * time.Millisecond})
-		pe := processError(t, err, KindStart)
+		marker := filepath.Join(t.TempDir(), "closed")
+		command := `read -r line; echo '{"id":0,"protocol":1,"ops":["gather"]}'; exec 0<&-; : > '` + marker + `'; ` + c.then
+		cl, err := NewClient(command, ClientOptions{StartTimeout: 5 * time.Second, KillGrace: 200 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("%q: %v", command, err)
+		}
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat(marker); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%q: no marker after 5 s", command)
+			}
+		}
+		_, err = cl.Run(gather)
+		cl.Close()
+		pe := processError(t, err, KindCrash)
 		if !strings.Contains(pe.Detail, c.detail) || !strings.Contains(pe.Detail, c.status) {
-			t.Errorf("%q: detail %q lacks %q or %q", c.command, pe.Detail, c.detail, c.status)
+			t.Errorf("%q: detail %q lacks %q or %q", command, pe.Detail, c.detail, c.status)
 		}
 	}
 }
