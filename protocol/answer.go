@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/scatterconf/scatter"
 )
@@ -40,8 +41,7 @@ type Answer struct {
 	// Result is the operation's result (AnswerResult).
 	Result scatter.Result
 	// Err is the rejection (AnswerError) with the kind's code, or
-	// ErrNotSupported with the message (AnswerUnsupported). An unknown kind
-	// is ErrInvalidArgument with the kind in the message.
+	// ErrNotSupported with the message (AnswerUnsupported).
 	Err *scatter.Error
 
 	// The hello's fields (AnswerHello). DTypes nil means every dtype.
@@ -211,6 +211,9 @@ func DecodeAnswer(line []byte) (Answer, error) { return Limits{}.DecodeAnswer(li
 // DecodeAnswer parses one answer line. The line must be a JSON object with
 // an integer id and exactly one of: out (with arg), error, unsupported,
 // seconds, or the hello's protocol and ops. Unknown fields are ignored.
+// An error's kind must be one of PROTOCOL.md's (scatter.Codes): an
+// implementation that names its own exception there has not said which
+// rule the call broke, and is not taken to have said invalid_argument.
 // Anything else, and a tensor that is malformed or over the limits, is an
 // *scatter.Error with code ErrInvalidArgument returned as the error (not
 // in Answer.Err, which is the implementation's own rejection of a call).
@@ -273,10 +276,9 @@ func (l Limits) DecodeAnswer(line []byte) (Answer, error) {
 	case AnswerError:
 		code, err := scatter.ParseCode(w.Error.Kind)
 		if err != nil {
-			a.Err = scatter.Errorf(scatter.ErrInvalidArgument, "unknown error kind %q: %s", clip(w.Error.Kind), w.Error.Message)
-		} else {
-			a.Err = &scatter.Error{Code: code, Msg: w.Error.Message}
+			return a, scatter.Errorf(scatter.ErrInvalidArgument, "answer %d has an unknown error kind %q (the protocol's kinds: %s)", a.ID, clip(w.Error.Kind), kindList())
 		}
+		a.Err = &scatter.Error{Code: code, Msg: w.Error.Message}
 	case AnswerUnsupported:
 		a.Err = &scatter.Error{Code: scatter.ErrNotSupported, Msg: *w.Unsupported}
 	case AnswerBench:
@@ -306,4 +308,14 @@ func (l Limits) DecodeAnswer(line []byte) (Answer, error) {
 		}
 	}
 	return a, nil
+}
+
+// kindList names the protocol's error kinds, for the message on an
+// unknown one.
+func kindList() string {
+	names := make([]string, len(scatter.Codes))
+	for i, c := range scatter.Codes {
+		names[i] = c.String()
+	}
+	return strings.Join(names, ", ")
 }

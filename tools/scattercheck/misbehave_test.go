@@ -33,6 +33,7 @@ func TestMisbehavingImplementations(t *testing.T) {
 		{"huge-size", 1, []string{"garbage"}, true},
 		{"wrong-id", 1, []string{"garbage"}, true},
 		{"no-hello", 1, []string{"start"}, false},
+		{"own-error-kind", 1, []string{"garbage"}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {

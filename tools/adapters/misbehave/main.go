@@ -13,6 +13,8 @@
 //	misbehave -mode huge-size         answers an out claiming 2^80 elements
 //	misbehave -mode wrong-id          answers with another request's id
 //	misbehave -mode no-hello          exits before answering the hello
+//	misbehave -mode own-error-kind    rejects every call it rejects with a kind of
+//	                                  its own ("RuntimeError"), not one of the protocol's
 //
 // or answers with a known bug, a class of the mutant zoo of package
 // properties (bugs.go), for the gate's "looks like" report:
@@ -50,7 +52,7 @@ import (
 // faultModes break the protocol; the bug modes (bugs.go) answer it with a
 // known bug.
 var faultModes = []string{"hang", "crash", "garbage", "slow", "wrong-shape", "wrong-dtype", "truncated-base64",
-	"huge-size", "wrong-id", "no-hello"}
+	"huge-size", "wrong-id", "no-hello", "own-error-kind"}
 
 // modes are every -mode: the fault modes, then the bug modes by name.
 var modes = append(slices.Clone(faultModes), slices.Sorted(maps.Keys(bugModes))...)
@@ -119,6 +121,11 @@ func main() {
 			run = func(c scatter.Call) (scatter.Result, error) { return bug(backend, c) }
 		}
 		res, err := run(c)
+		if err != nil && *mode == "own-error-kind" {
+			b, _ := json.Marshal(map[string]any{"id": req.ID, "error": map[string]string{"kind": "RuntimeError", "message": err.Error()}})
+			say(b)
+			continue
+		}
 		if err != nil {
 			say(protocol.EncodeError(req.ID, err))
 			continue
