@@ -36,6 +36,8 @@ const (
 //	hang         never answers a bench
 //	crash-once   crashes on its first bench if the file named by
 //	             benchMarkEnv is not there (and makes it), else serves
+//	decline-rank3  serves the reference, claiming everything, and answers
+//	             unsupported to every call with a tensor of 3 or more dims
 func benchHelper(mode string) int {
 	if mode == "crash-once" {
 		mark := os.Getenv(benchMarkEnv)
@@ -48,6 +50,13 @@ func benchHelper(mode string) int {
 		} else {
 			mode = "serve"
 		}
+	}
+	if mode == "decline-rank3" {
+		if err := protocol.Serve(os.Stdin, os.Stdout, declineRank3{reference.New(scatter.Torch2)}); err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			return 1
+		}
+		return 0
 	}
 	if mode == "serve" {
 		b := claimed{Backend: reference.New(scatter.Torch2), info: scatter.Info{Name: "helper", Version: "1",
@@ -82,6 +91,19 @@ func benchHelper(mode string) int {
 		os.Stdout.Write(append(ans, '\n'))
 	}
 	return 0
+}
+
+// declineRank3 answers unsupported to every call with a tensor of 3 or
+// more dims, and runs the others on its backend.
+type declineRank3 struct{ scatter.Backend }
+
+func (d declineRank3) Run(c scatter.Call) (scatter.Result, error) {
+	for _, t := range c.Tensors() {
+		if len(t.Shape) >= 3 {
+			return scatter.Result{}, scatter.Errorf(scatter.ErrNotSupported, "no tensors of 3 or more dims")
+		}
+	}
+	return d.Backend.Run(c)
 }
 
 // claimed narrows a backend's claims.

@@ -427,6 +427,12 @@ type guarded struct {
 	lastErr error
 	ran     bool
 	known   knownCrashes // torch's own known crashes
+
+	// declined is the first call answered unsupported since
+	// firstDecline was last called, and its answer (the properties
+	// part's failure shows it).
+	declined    scatter.Call
+	declinedErr error
 }
 
 func (g *guarded) Info() scatter.Info { return g.info }
@@ -445,6 +451,9 @@ func (g *guarded) Run(c scatter.Call) (scatter.Result, error) {
 	res, err := g.inner.Run(c)
 	err = cleanErr(err) // the implementation's text is data
 	g.lastRes, g.lastErr = res, err
+	if g.declined == nil && scatter.CodeOf(err) == scatter.ErrNotSupported {
+		g.declined, g.declinedErr = cloneCall(c), err
+	}
 	known := g.known.saw(c, err) // torch's own known crash: not a process failure
 	var pe *protocol.ProcessError
 	if errors.As(err, &pe) && !known {
@@ -457,6 +466,14 @@ func (g *guarded) Run(c scatter.Call) (scatter.Result, error) {
 }
 
 func (g *guarded) reset() { g.lastRes, g.lastErr, g.ran = scatter.Result{}, nil, false }
+
+// firstDecline returns the first call answered unsupported since the last
+// call of firstDecline (nil if none), and its answer, and forgets it.
+func (g *guarded) firstDecline() (scatter.Call, error) {
+	c, err := g.declined, g.declinedErr
+	g.declined, g.declinedErr = nil, nil
+	return c, err
+}
 
 // processKind names a process failure: the ProcessError's kind, or
 // "gave-up".

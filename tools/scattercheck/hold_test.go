@@ -52,6 +52,28 @@ func TestNothingPassedFails(t *testing.T) {
 	}
 }
 
+// TestPropertiesDeclined: the properties draw only calls of ops and dtypes
+// the implementation claims, so a property some of whose cases it answers
+// unsupported fails, naming such a call, as a spec or random case does;
+// -allow-unsupported counts them as declined, and the run passes.
+func TestPropertiesDeclined(t *testing.T) {
+	args := []string{"-impl", helperImpl(t, "decline-rank3"), "-ops", "scatter_add", "-suites", "properties",
+		"-checks", "40", "-profile", "torch-2", "-seed", "5"}
+	code, out, errb := runCmd(t, nil, args...)
+	if code != 1 || strings.Contains(out, "PASS: conforms") {
+		t.Fatalf("exit %d, want 1 and no pass\n%s%s", code, out, errb)
+	}
+	for _, want := range []string{"property/differential/scatter_add", "answered unsupported", "no tensors of 3 or more dims"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output does not say %q:\n%s", want, out)
+		}
+	}
+	code, out, errb = runCmd(t, nil, append(args, "-allow-unsupported")...)
+	if code != 0 || !strings.Contains(out, "cases answered unsupported") {
+		t.Errorf("with -allow-unsupported: exit %d, want 0 and the declines noted\n%s%s", code, out, errb)
+	}
+}
+
 // TestFlagsMatchingNothing: -labels, -ops, -suites and -profile values
 // that match nothing are usage errors naming the valid values.
 func TestFlagsMatchingNothing(t *testing.T) {

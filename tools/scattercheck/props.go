@@ -87,6 +87,7 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 		budget.Match = "^(" + strings.Join(mine, "|") + ")$"
 	}
 	t0 := time.Now()
+	g.firstDecline()
 	tb := &propTB{}
 	var rep properties.Report
 	func() {
@@ -97,6 +98,7 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 		}()
 		rep = properties.CheckTB(tb, properties.Target{Backend: g, Profile: p, Level: cfg.level}, budget)
 	}()
+	declined, declinedErr := g.firstDecline()
 	var out []*caseResult
 	if rep.Failed() {
 		// each failing property may have shrunk for up to the shrink time
@@ -125,6 +127,16 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 		case pr.Failed:
 			cr.Status = stFail
 			cr.Failure = propertyFailure(pr, p, cfg.level, rep.Seed, g)
+		case pr.Unsupported > 0 && !cfg.allowUnsupported:
+			// the properties draw only what the implementation claims:
+			// a decline fails, as in the spec and random parts
+			cr.Status = stUnsup
+			cr.Failure = &failure{Kind: "unsupported", call: declined, err: declinedErr, profile: p, level: cfg.level, Seed: rep.Seed,
+				Report: fmt.Sprintf("the implementation answered unsupported for %d of the property's %d cases, calls of ops and dtypes it claims (-allow-unsupported counts them as declined)", pr.Unsupported, pr.Cases)}
+			if declined != nil {
+				cr.Failure.Report += "; the first such call of the properties part: " + reference.DescribeCall(declined)
+			}
+			cr.Failure.Summary = summarize(cr.Failure, nil)
 		case pr.Unsupported > 0 && pr.Unsupported+pr.Vacuous >= pr.Cases:
 			// nothing was judged: not a pass (checkNothingPassed counts on it)
 			why := fmt.Sprintf("all %d answered unsupported", pr.Cases)
