@@ -44,6 +44,7 @@ type jsonRun struct {
 	StderrTail     string           `json:"stderr_tail,omitempty"`
 	Features       map[string]cntJS `json:"features"`
 	Shard          string           `json:"shard,omitempty"` // "i/n": one shard of n (-shard)
+	Selection      string           `json:"selection,omitempty"` // -ops, -labels, -properties-tier as given
 }
 
 type cntJS map[status]int
@@ -101,7 +102,7 @@ func buildJSON(runs []*runReport, warnings []string, ok bool) jsonReport {
 	for _, r := range runs {
 		r.fillDetails()
 		jr := jsonRun{Implementation: r.Impl, Profile: r.Profile.String(), Level: r.Level.String(), Suites: r.Suites,
-			Seed: r.Seed, Checks: r.Checks, Seconds: r.Duration.Seconds(), Restarts: r.Restarts, Notes: r.Notes, Shard: r.Shard,
+			Seed: r.Seed, Checks: r.Checks, Seconds: r.Duration.Seconds(), Restarts: r.Restarts, Notes: r.Notes, Shard: r.Shard, Selection: r.Selection,
 			Summary: map[string]int{}, StderrTail: r.StderrTail, Features: map[string]cntJS{}, Matrix: []jsonCell{}}
 		for s, n := range r.counts() {
 			jr.Summary[string(s)] = n

@@ -91,6 +91,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	for _, w := range out.Warnings {
 		fmt.Fprintln(stdout, "warning:", w)
 	}
+	if !out.Complete {
+		fmt.Fprintln(stdout, "INCOMPLETE:", out.Incomplete)
+		return 1
+	}
 	if !out.Conforms {
 		fmt.Fprintln(stdout, "FAIL: the implementation does not conform")
 		return 1
@@ -107,6 +111,9 @@ type mergedRun struct {
 	hadNothing  bool // an input run had its gate/nothing-passed case
 	seedChecks  map[string]bool
 	stderrParts []string
+	// choices are the shards' choices of cases (suites, selection): one
+	// when they chose alike
+	choices map[string]bool
 }
 
 // mergeReports joins reports; it returns the merged report and its runs.
@@ -144,7 +151,7 @@ func mergeReports(ins []jsonReport, strictXfail bool) (jsonReport, []*runReport,
 					return jsonReport{}, nil, fmt.Errorf("run of %s: level %q: %v", jr.Implementation.Name, jr.Level, err)
 				}
 				m = &mergedRun{r: &runReport{Impl: jr.Implementation, Profile: p, Level: lvl, Seed: jr.Seed, Checks: jr.Checks,
-					Suites: slices.Clone(jr.Suites)}, ids: map[string]bool{}, seedChecks: map[string]bool{}}
+					Suites: slices.Clone(jr.Suites)}, ids: map[string]bool{}, seedChecks: map[string]bool{}, choices: map[string]bool{}}
 				byKey[key] = m
 				order = append(order, key)
 			}
@@ -156,6 +163,14 @@ func mergeReports(ins []jsonReport, strictXfail bool) (jsonReport, []*runReport,
 			}
 			if jr.Shard != "" {
 				m.shards = append(m.shards, jr.Shard)
+				choice := "-suites " + strings.Join(jr.Suites, ",")
+				if jr.Selection != "" {
+					choice += " " + jr.Selection
+				}
+				m.choices[choice] = true
+			}
+			if m.r.Selection == "" {
+				m.r.Selection = jr.Selection
 			}
 			m.r.Duration += time.Duration(jr.Seconds * float64(time.Second))
 			m.r.Restarts += jr.Restarts
@@ -202,8 +217,20 @@ func mergeReports(ins []jsonReport, strictXfail bool) (jsonReport, []*runReport,
 		}
 		if len(m.shards) > 0 {
 			r.Notes = append(r.Notes, "merged from shards "+strings.Join(m.shards, ", "))
+			// shards that do not make up one whole run leave cases out
+			// that no report shows: the merged run is incomplete
+			var gaps []string
 			if missing := missingShards(m.shards); missing != "" {
-				warnings = append(warnings, fmt.Sprintf("%s (%v): %s", r.Impl.Name, r.Profile, missing))
+				gaps = append(gaps, missing)
+			}
+			if len(m.choices) > 1 {
+				gaps = append(gaps, "the shards chose different cases ("+strings.Join(slices.Sorted(maps.Keys(m.choices)), "; ")+")")
+			}
+			if len(gaps) > 0 {
+				why := fmt.Sprintf("%s (%v): %s", r.Impl.Name, r.Profile, strings.Join(gaps, "; "))
+				complete = false
+				incomplete = append(incomplete, why)
+				r.Cases = append(r.Cases, incompleteCase("the merged run is incomplete: "+why+"; the cases of the shards not merged are not in this report"))
 			}
 		}
 		r.StderrTail = strings.Join(m.stderrParts, "\n")

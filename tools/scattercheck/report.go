@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/properties"
 	"github.com/scatterconf/scatter/repro"
 )
 
@@ -51,16 +52,46 @@ type runReport struct {
 	Restarts   int
 	StderrTail string
 	Shard      string // "i/n" when the run was one shard of n (-shard); "" for the whole
+	// Selection names the flags besides -suites that chose the cases
+	// (-ops, -labels, -properties-tier), "" when none did: merge checks
+	// that the shards of one run chose alike.
+	Selection string
 }
 
 func newRunReport(cfg *gateConfig, p scatter.Profile, ii implInfo) *runReport {
-	r := &runReport{Impl: ii, Profile: p, Level: cfg.level, Seed: cfg.seed, Checks: cfg.checks, Shard: cfg.shard.String()}
+	r := &runReport{Impl: ii, Profile: p, Level: cfg.level, Seed: cfg.seed, Checks: cfg.checks, Shard: cfg.shard.String(),
+		Selection: cfg.selection()}
 	for _, s := range allSuites {
 		if cfg.suites[s] {
 			r.Suites = append(r.Suites, s)
 		}
 	}
 	return r
+}
+
+// selection names the flags besides -suites that chose the cases, as
+// "-ops a,b -labels x -properties-tier short" ("" for none).
+func (cfg *gateConfig) selection() string {
+	var parts []string
+	if cfg.ops != nil {
+		ops := make([]string, len(cfg.ops))
+		for i, op := range cfg.ops {
+			ops[i] = string(op)
+		}
+		parts = append(parts, "-ops "+strings.Join(ops, ","))
+	}
+	if cfg.labels != nil {
+		parts = append(parts, "-labels "+strings.Join(cfg.labels, ","))
+	}
+	if cfg.suites[suiteProperties] {
+		switch cfg.propTier {
+		case properties.TierShort:
+			parts = append(parts, "-properties-tier short")
+		case properties.TierLong:
+			parts = append(parts, "-properties-tier long")
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // caseResult is the outcome of one case: a spec case, a fixture, or the

@@ -385,10 +385,16 @@ func (s *session) counted() (judged, total int) {
 func markIncomplete(runs []*runReport, reason string, judged, total int) {
 	msg := fmt.Sprintf("the run is incomplete (%s): %d of about %d cases judged; the cases not judged are not in this report", reason, judged, total)
 	for _, r := range runs {
-		r.Cases = append(r.Cases, &caseResult{ID: "gate/incomplete", Source: "gate", Status: stFail,
-			Origin:  "the gate: a run passes only when it is complete",
-			Failure: &failure{Kind: kindIncomplete, Summary: msg, Report: msg + "."}})
+		r.Cases = append(r.Cases, incompleteCase(msg))
 	}
+}
+
+// incompleteCase is the failing case "gate/incomplete" that says why a run
+// is incomplete (msg).
+func incompleteCase(msg string) *caseResult {
+	return &caseResult{ID: "gate/incomplete", Source: "gate", Status: stFail,
+		Origin:  "the gate: a run passes only when it is complete",
+		Failure: &failure{Kind: kindIncomplete, Summary: msg, Report: msg + "."}}
 }
 
 // writePartial rewrites the -json and -junit reports with what was judged

@@ -112,14 +112,35 @@ func TestShardsUnion(t *testing.T) {
 		t.Errorf("merge -junit: %v", err)
 	}
 
-	// the same shard twice is refused; a missing shard is a warning
+	// the same shard twice is refused; shards that do not make one whole
+	// run (one missing; one that ran other suites) merge into an
+	// incomplete report, which fails
 	if code, _, errs := runCmd(t, nil, "merge", filepath.Join(dir, "x.json"), inputs[1], inputs[1]); code != 2 ||
 		!strings.Contains(errs, "more than one input") {
 		t.Errorf("merging a shard with itself: exit %d, %q", code, errs)
 	}
-	if code, out, _ := runCmd(t, nil, "merge", filepath.Join(dir, "y.json"), inputs[1], inputs[2]); code != 0 ||
-		!strings.Contains(out, "shard 3/3 is missing") {
-		t.Errorf("merging 2 of 3 shards: exit %d\n%s", code, out)
+	other := filepath.Join(dir, "shard3-spec.json")
+	if code, out, errs := runCmd(t, nil, append(base, "-shard", "3/3", "-suites", "spec", "-json", other)...); code != 0 {
+		t.Fatalf("shard 3/3 of the spec alone: exit %d\n%s\n%s", code, tail(out, 20), errs)
+	}
+	for _, c := range []struct {
+		name   string
+		inputs []string
+		want   string
+	}{
+		{"2 of 3 shards", []string{inputs[1], inputs[2]}, "shard 3/3 is missing"},
+		{"a shard of other suites", []string{inputs[1], inputs[2], other}, "the shards chose different cases"},
+	} {
+		y := filepath.Join(dir, "y.json")
+		code, out, _ := runCmd(t, nil, append([]string{"merge", y}, c.inputs...)...)
+		if code != 1 || !strings.Contains(out, "INCOMPLETE:") || !strings.Contains(out, c.want) || strings.Contains(out, "PASS") {
+			t.Errorf("merging %s: exit %d, want 1 and %q\n%s", c.name, code, c.want, out)
+			continue
+		}
+		r := readReport(t, y)
+		if r.Complete || r.Conforms || !strings.Contains(r.Incomplete, c.want) {
+			t.Errorf("merging %s: the report says complete %v, conforms %v, incomplete %q", c.name, r.Complete, r.Conforms, r.Incomplete)
+		}
 	}
 }
 
