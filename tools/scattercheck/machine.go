@@ -43,7 +43,7 @@ type jsonRun struct {
 	Cases          []jsonCase       `json:"cases"`
 	StderrTail     string           `json:"stderr_tail,omitempty"`
 	Features       map[string]cntJS `json:"features"`
-	Shard          string           `json:"shard,omitempty"` // "i/n": one shard of n (-shard)
+	Shard          string           `json:"shard,omitempty"`     // "i/n": one shard of n (-shard)
 	Selection      string           `json:"selection,omitempty"` // -ops, -labels, -properties-tier as given
 }
 
