@@ -168,7 +168,7 @@ func (r *benchReport) finish() {
 			if res.Status == benchFailed {
 				r.OK = false
 			}
-			if res.Status != benchOK {
+			if res.Status != benchOK || len(res.SamplesNS) == 0 {
 				continue
 			}
 			res.MedianNS, res.MinNS = medianNS(res.SamplesNS), slices.Min(res.SamplesNS)

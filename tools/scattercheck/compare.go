@@ -144,7 +144,29 @@ func loadBench(path string) (*benchReport, error) {
 	default:
 		return nil, fmt.Errorf("%s: schema %d, which this scattercheck does not know (it reads 1 and %d)", path, r.Schema, benchSchema)
 	}
+	if err := r.checkTimes(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
 	return &r, nil
+}
+
+// checkTimes refuses a file that the bench cannot have written: a result
+// timed ("ok") without a time, or with a time that is not positive.
+func (r *benchReport) checkTimes() error {
+	for _, w := range r.Workloads {
+		for _, res := range w.Results {
+			if res.Status != benchOK {
+				continue
+			}
+			if len(res.SamplesNS) == 0 {
+				return fmt.Errorf("workload %s: %s is %q but has no times", w.ID, res.Label, benchOK)
+			}
+			if slices.Min(res.SamplesNS) <= 0 {
+				return fmt.Errorf("workload %s: %s has a time of %d ns", w.ID, res.Label, slices.Min(res.SamplesNS))
+			}
+		}
+	}
+	return nil
 }
 
 // fromSchema1 fills in r, decoded from a schema 1 file b, what schema 1

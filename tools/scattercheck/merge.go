@@ -68,6 +68,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 				path, jsonSchema, rep.Tool, rep.Schema)
 			return 2
 		}
+		if err := checkCases(rep); err != nil {
+			fmt.Fprintf(stderr, "scattercheck merge: %s: %v\n", path, err)
+			return 2
+		}
 		ins = append(ins, rep)
 	}
 	out, runs, err := mergeReports(ins, *strictXfail)
@@ -101,6 +105,27 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "PASS: conforms")
 	return 0
+}
+
+// checkCases refuses a report whose cases the gate cannot have written: a
+// status it does not use, or a failed case (fail, unsupported, xfail)
+// without its failure.
+func checkCases(rep jsonReport) error {
+	for _, jr := range rep.Runs {
+		for _, jc := range jr.Cases {
+			switch jc.Status {
+			case stPass, stSkip, stXpass:
+			case stFail, stUnsup, stXfail:
+				if jc.Failure == nil {
+					return fmt.Errorf("case %q of %q has status %s but no failure", jc.ID, jr.Implementation.Name, jc.Status)
+				}
+			default:
+				return fmt.Errorf("case %q of %q has the status %q (the gate writes pass, fail, skip, unsupported, xfail, xpass)",
+					jc.ID, jr.Implementation.Name, string(jc.Status))
+			}
+		}
+	}
+	return nil
 }
 
 // mergedRun gathers the inputs of one merged run.

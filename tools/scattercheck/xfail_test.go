@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -341,5 +342,29 @@ func TestXpassDrawsHint(t *testing.T) {
 				t.Errorf("want %q in:\n%s", c.want, out)
 			}
 		})
+	}
+}
+
+// TestMergeRefusesMalformedCases: merge refuses (exit 2, naming the file
+// and the case) a report whose cases the gate cannot have written: a
+// status it does not use, or a failed case without its failure; it does
+// not panic on them, nor pass a status it does not know.
+func TestMergeRefusesMalformedCases(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, status, want string }{
+		{"fail-without-failure", "fail", `case "spec/b" of "impl" has status fail but no failure`},
+		{"xfail-without-failure", "xfail", `case "spec/b" of "impl" has status xfail but no failure`},
+		{"unknown-status", "FAIL", `case "spec/b" of "impl" has the status "FAIL"`},
+	} {
+		in := filepath.Join(dir, c.name+".json")
+		text := `{"tool": "scattercheck", "schema": 1, "complete": true, "conforms": true, "runs": [{"implementation": {"name": "impl"},
+		  "profile": "torch-2", "level": "conformant", "cases": [{"id": "spec/a", "status": "pass"}, {"id": "spec/b", "status": "` + c.status + `"}]}]}`
+		if err := os.WriteFile(in, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errb := runCmd(t, nil, "merge", "-junit", filepath.Join(dir, "j.xml"), filepath.Join(dir, "out.json"), in)
+		if code != 2 || !strings.Contains(errb, c.want) || !strings.Contains(errb, in) {
+			t.Errorf("%s: exit %d, want 2 and %q\nstdout: %s\nstderr: %s", c.name, code, c.want, out, errb)
+		}
 	}
 }
