@@ -132,6 +132,11 @@ func (e *Expectation) Check(lvl scatter.Level, res scatter.Result, err error) er
 		return e.checkError(lvl, err)
 	}
 	if e.plan.anything {
+		// any result or rejection; an error without a code (a process
+		// that crashed, hung or answered garbage) is neither
+		if err != nil && scatter.CodeOf(err) == 0 {
+			return e.mismatch(lvl, err, "returned an error without a code ("+err.Error()+"), where any result or rejection conforms")
+		}
 		return nil
 	}
 	if err != nil {

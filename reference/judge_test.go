@@ -312,9 +312,16 @@ func TestJudgeErrors(t *testing.T) {
 	// And a call that must succeed does not conform with an error.
 	p := judgePlan(scatter.FromSlice([]float32{1}), scatter.FromSlice([]float32{2}), kSum, true, group{srcs: []int{0}})
 	mustMismatch(t, judgeExpect(p, judgeOut[float32](3)), scatter.Conformant, scatter.Result{}, dimErr, "error on success")
-	// anything: every outcome conforms.
+	// anything: every result and every rejection conforms, but not an
+	// error without a code (a process that crashed, hung or answered
+	// garbage gave no outcome at all).
 	p.anything = true
-	mustConform(t, judgeExpect(p, judgeOut[float32](3)), scatter.Strict, scatter.Result{}, dimErr, "anything")
+	e = judgeExpect(p, judgeOut[float32](3))
+	for _, lvl := range []scatter.Level{scatter.Strict, scatter.Conformant} {
+		mustConform(t, e, lvl, scatter.Result{}, dimErr, "anything, a rejection")
+		mustConform(t, e, lvl, judgeOut[float32](3, 4), nil, "anything, a result of another shape")
+		mustMismatch(t, e, lvl, scatter.Result{}, errors.New("crash on request 3"), "anything, an error without a code")
+	}
 }
 
 // TestJudgeLayout: Out must have the plan's dtype and shape and may be any
