@@ -177,7 +177,7 @@ func dashboard(table []framework, args []string, stdout, stderr io.Writer) int {
 	cfg.ctx = ctx
 	code := 0
 	repro := map[string]string{} // repro script -> its output, this run
-	var skipped []string
+	var skipped, failedInstall []string
 	if !cfg.renderOnly {
 		for _, fw := range table {
 			if len(cfg.only) > 0 && !slices.Contains(cfg.only, fw.Name) {
@@ -186,12 +186,23 @@ func dashboard(table []framework, args []string, stdout, stderr io.Writer) int {
 			if ctx.Err() != nil {
 				break
 			}
-			cmd, runner, why := fw.resolve(ctx, cfg.cache, stderr)
+			cmd, runner, why, broken := fw.resolve(ctx, cfg.cache, stderr)
 			if ctx.Err() != nil {
 				break
 			}
+			if broken {
+				// installed, but its install does not finish: a failure,
+				// not a framework that is not there
+				fmt.Fprintf(stderr, "scattercheck dashboard: %s: %s\n", fw.Name, why)
+				failedInstall = append(failedInstall, fw.Name+" ("+why+")")
+				code = max(code, 1)
+				continue
+			}
 			if why != "" {
 				skipped = append(skipped, fw.Name+" ("+why+")")
+				if len(cfg.only) > 0 {
+					code = max(code, 1) // asked for by name, and not run
+				}
 				continue
 			}
 			ok, err := runFramework(cfg, fw, cmd, runner, repro, stdout, stderr)
@@ -230,6 +241,12 @@ func dashboard(table []framework, args []string, stdout, stderr io.Writer) int {
 	}
 	if len(skipped) > 0 {
 		fmt.Fprintln(stdout, "skipped, not installed:", strings.Join(skipped, "; "))
+		if len(cfg.only) > 0 {
+			fmt.Fprintln(stdout, "FAIL: frameworks asked for by -frameworks were not run")
+		}
+	}
+	if len(failedInstall) > 0 {
+		fmt.Fprintln(stdout, "FAIL: installed, but their install failed:", strings.Join(failedInstall, "; "))
 	}
 	return code
 }
@@ -252,34 +269,35 @@ func cacheDir() string {
 }
 
 // resolve returns the adapter command and the repro runner of an
-// installed framework, or why it is skipped.
-func (fw framework) resolve(ctx context.Context, cache string, stderr io.Writer) (cmd, runner, why string) {
+// installed framework, or why it is skipped (not installed) or broken
+// (installed, but its install, run again, fails).
+func (fw framework) resolve(ctx context.Context, cache string, stderr io.Writer) (cmd, runner, why string, broken bool) {
 	if fw.Install == "" {
 		if fw.Ready != "" {
 			c := exec.CommandContext(ctx, "sh", "-c", fw.Ready)
 			inGroup(c)
 			c.Stderr = io.Discard
 			if err := runGrouped(c); err != nil {
-				return "", "", fmt.Sprintf("%s: %v", fw.Ready, err)
+				return "", "", fmt.Sprintf("%s: %v", fw.Ready, err), false
 			}
 		}
-		return fw.Command, fw.Runner, ""
+		return fw.Command, fw.Runner, "", false
 	}
 	env := filepath.Join(cache, "frameworks", fw.Install)
 	if _, err := os.Stat(env); err != nil {
-		return "", "", "no " + env + "; tools/adapters/install " + fw.Install
+		return "", "", "no " + env + "; tools/adapters/install " + fw.Install, false
 	}
 	var out bytes.Buffer
 	c := exec.CommandContext(ctx, "tools/adapters/install", fw.Install)
 	inGroup(c)
 	c.Stdout, c.Stderr = &out, stderr
 	if err := runGrouped(c); err != nil {
-		return "", "", fmt.Sprintf("tools/adapters/install %s: %v", fw.Install, err)
+		return "", "", fmt.Sprintf("tools/adapters/install %s: %v", fw.Install, err), true
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	prog := strings.TrimSpace(lines[len(lines)-1])
 	if prog == "" {
-		return "", "", "tools/adapters/install " + fw.Install + " printed no program"
+		return "", "", "tools/adapters/install " + fw.Install + " printed no program", true
 	}
 	cmd = shellWord(prog)
 	if fw.Adapter != "" {
@@ -289,7 +307,7 @@ func (fw framework) resolve(ctx context.Context, cache string, stderr io.Writer)
 	if runner == "" {
 		runner = shellWord(prog)
 	}
-	return cmd, runner, ""
+	return cmd, runner, "", false
 }
 
 // shellWord quotes s for sh (shQuote) when it needs it.

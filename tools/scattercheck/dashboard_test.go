@@ -234,4 +234,17 @@ func TestDashboardEndToEnd(t *testing.T) {
 	if code, text := run("-frameworks", "nosuch"); code != 2 || !strings.Contains(text, "unknown framework") {
 		t.Errorf("-frameworks nosuch: exit %d\n%s", code, text)
 	}
+	// asked for by name and not installed: the run fails
+	if code, text := run("-frameworks", "absent"); code != 1 || !strings.Contains(text, "skipped, not installed: absent (") ||
+		!strings.Contains(text, "FAIL: frameworks asked for by -frameworks were not run") {
+		t.Errorf("-frameworks absent, not installed: exit %d, want 1\n%s", code, text)
+	}
+	// installed, but its install fails when run again: a failure, not a skip
+	if err := os.MkdirAll(filepath.Join(dir, "cache", "frameworks", "absent"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, text := run("-frameworks", "absent"); code != 1 || !strings.Contains(text, "FAIL: installed, but their install failed: absent (") ||
+		strings.Contains(text, "skipped, not installed") {
+		t.Errorf("-frameworks absent, its install failing: exit %d, want 1\n%s", code, text)
+	}
 }
