@@ -206,7 +206,7 @@ func (c *Client) Run(call scatter.Call) (scatter.Result, error) {
 	if err != nil {
 		return scatter.Result{}, err
 	}
-	ans, err := c.request(line, id, string(call.Op()), c.opts.timeout(), c.opts.Limits.answerLimit(call))
+	ans, err := c.request(line, id, string(call.Op()), c.opts.timeout(), c.opts.Limits.AnswerLimit(call))
 	if err != nil {
 		return scatter.Result{}, err
 	}

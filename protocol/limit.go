@@ -26,10 +26,10 @@ const (
 	maxElemBytes = 8
 )
 
-// answerLimit is the longest answer line a call can legitimately get: its
+// AnswerLimit is the longest answer line a call can legitimately get: its
 // out (and, for torch_scatter min and max, arg), whatever the dtype, as
 // base64, and the slack; within the Limits' line limit.
-func (l Limits) answerLimit(c scatter.Call) int {
+func (l Limits) AnswerLimit(c scatter.Call) int {
 	n := int64(ResultElements(c))
 	tensor := int64(base64.StdEncoding.EncodedLen(0))
 	if n > 0 && n < int64(l.maxLine()) {

@@ -81,11 +81,11 @@ func TestAnswerLimits(t *testing.T) {
 	small := scatter.Gather{Input: scatter.FromSlice([]float64{1, 2}, 2), Index: scatter.FromSlice([]int64{1}, 1)}
 	big := scatter.Gather{Input: scatter.FromSlice([]float64{1, 2}, 2), Index: scatter.FromSlice(make([]int64, 1<<20), 1<<20)}
 	var l Limits
-	if got := l.answerLimit(small); got > answerSlack+64 {
+	if got := l.AnswerLimit(small); got > answerSlack+64 {
 		t.Errorf("one element: limit %d", got)
 	}
 	// 2^20 float64 (or arg) elements as base64, twice, and the slack
-	if got, want := l.answerLimit(big), answerSlack+2*(8<<20)/3*4; got < want {
+	if got, want := l.AnswerLimit(big), answerSlack+2*(8<<20)/3*4; got < want {
 		t.Errorf("2^20 elements: limit %d, want at least %d", got, want)
 	}
 	ds := 5
@@ -97,7 +97,7 @@ func TestAnswerLimits(t *testing.T) {
 	if got := ResultElements(ts); got != 20 {
 		t.Errorf("torch_scatter up to index 9: %d elements, want 20", got)
 	}
-	if got := (Limits{MaxLineBytes: 1000}).answerLimit(big); got != 1000 {
+	if got := (Limits{MaxLineBytes: 1000}).AnswerLimit(big); got != 1000 {
 		t.Errorf("within MaxLineBytes 1000: %d", got)
 	}
 }

@@ -50,7 +50,20 @@ type oracleExt struct {
 	Profile *string         `json:"profile"`
 	Level   *string         `json:"level"`
 	Allowed *bool           `json:"allowed"`
-	Answer  json.RawMessage `json:"answer"` // judge
+	Answer  lineView        `json:"answer"` // judge
+}
+
+// lineView is a JSON value kept as the bytes of the request line it was
+// decoded from, not copied (json.RawMessage copies): a judge request's
+// answer can be as long as the line, and is refused by its length before
+// anything else is made of it. json.Unmarshal hands UnmarshalJSON a part
+// of its input, here the request line, which the oracle neither changes
+// nor reuses while it answers the request.
+type lineView []byte
+
+func (v *lineView) UnmarshalJSON(b []byte) error {
+	*v = b[:len(b):len(b)]
+	return nil
 }
 
 func runOracle(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -329,12 +342,24 @@ func (o *oracle) judge(req *protocol.Request, ext oracleExt, prof scatter.Profil
 	if len(ext.Answer) == 0 {
 		return fail("missing answer (an answer object, without id)")
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(ext.Answer, &fields); err != nil || fields == nil {
+	// No answer to the call is longer than the Client would read from an
+	// implementation: a longer one is refused before it is decoded, so
+	// that the request's memory stays within the call's budget.
+	if limit := (protocol.Limits{}).AnswerLimit(c); len(ext.Answer) > limit {
+		return fail("answer of %d bytes, longer than any answer to this call (%d bytes at most)", len(ext.Answer), limit)
+	}
+	body := bytes.TrimSpace(ext.Answer)
+	if len(body) < 2 || body[0] != '{' {
 		return fail("answer is not a JSON object")
 	}
-	fields["id"] = json.RawMessage("0")
-	raw, _ := json.Marshal(fields)
+	// the answer as a line with an id, decoded once: an id of its own,
+	// if it has one, comes later in the object and wins, and is ignored
+	raw := make([]byte, 0, len(body)+8)
+	raw = append(raw, `{"id":0`...)
+	if rest := bytes.TrimSpace(body[1:]); len(rest) > 0 && rest[0] != '}' {
+		raw = append(raw, ',')
+	}
+	raw = append(raw, body[1:]...)
 	ans, err := protocol.DecodeAnswer(raw)
 	if err != nil {
 		return fail("answer: %v", err)

@@ -112,6 +112,10 @@ func TestOracleService(t *testing.T) {
 		`{"id":10, not json`,
 		request(t, 11, sum, `"profile":"torch-3"`),
 		request(t, 12, sum, `"allowed":false`),
+		`{"id":13,"op":"judge","call":`+gatherReq+`,"answer":{"out":{"dtype":"float32","shape":[1],"data":"`+strings.Repeat("A", 200000)+`"}}}`,
+		`{"id":14,"op":"judge","call":`+gatherReq+`,"answer":{}}`,
+		`{"id":15,"op":"judge","call":`+gatherReq+`,"answer":{"id":5, "out":{"dtype":"float32","shape":[1],"data":"AAAAQA=="}}}`,
+		`{"id":16,"op":"judge","call":`+gatherReq+`,"answer":[1]}`,
 	)
 	if a := answers[0]; a.Kind != protocol.AnswerHello || a.Name != "scattercheck-oracle" || len(a.Ops) != len(scatter.Ops) || !a.Deterministic {
 		t.Errorf("hello: %+v", a)
@@ -190,6 +194,21 @@ func TestOracleService(t *testing.T) {
 	}
 	if _, ok := raws[12]["allowed"]; ok || answers[12].Kind != protocol.AnswerResult {
 		t.Errorf("allowed:false still has allowed: %v", raws[12])
+	}
+	// 13-16: judge: an answer longer than any answer to the call is
+	// refused before it is decoded; an empty or non-object answer is an
+	// error; the answer's own id is ignored
+	if answers[13].Kind != protocol.AnswerError || !strings.Contains(answers[13].Err.Msg, "longer than any answer to this call") {
+		t.Errorf("judge of an oversized answer: %+v", answers[13])
+	}
+	if answers[14].Kind != protocol.AnswerError || answers[14].ID != 14 {
+		t.Errorf("judge of an empty answer: %+v", answers[14])
+	}
+	if string(raws[15]["conforms"]) != "true" || string(raws[15]["id"]) != "15" {
+		t.Errorf("judge of an answer with an id of its own: %v", raws[15])
+	}
+	if answers[16].Kind != protocol.AnswerError || !strings.Contains(answers[16].Err.Msg, "not a JSON object") {
+		t.Errorf("judge of an array: %+v", answers[16])
 	}
 }
 
