@@ -47,10 +47,10 @@ type oracle struct {
 
 // oracleExt are the request fields the oracle adds to the protocol.
 type oracleExt struct {
-	Profile *string         `json:"profile"`
-	Level   *string         `json:"level"`
-	Allowed *bool           `json:"allowed"`
-	Answer  lineView        `json:"answer"` // judge
+	Profile *string  `json:"profile"`
+	Level   *string  `json:"level"`
+	Allowed *bool    `json:"allowed"`
+	Answer  lineView `json:"answer"` // judge
 }
 
 // lineView is a JSON value kept as the bytes of the request line it was
