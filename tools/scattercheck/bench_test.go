@@ -38,6 +38,9 @@ const (
 //	             benchMarkEnv is not there (and makes it), else serves
 //	decline-rank3  serves the reference, claiming everything, and answers
 //	             unsupported to every call with a tensor of 3 or more dims
+//	wrong-large  serves the reference, claiming everything, but adds 1 to
+//	             the first element of a float32 result whose call has an
+//	             index of more than 32768 elements (a bug of a large path)
 func benchHelper(mode string) int {
 	if mode == "crash-once" {
 		mark := os.Getenv(benchMarkEnv)
@@ -51,8 +54,12 @@ func benchHelper(mode string) int {
 			mode = "serve"
 		}
 	}
-	if mode == "decline-rank3" {
-		if err := protocol.Serve(os.Stdin, os.Stdout, declineRank3{reference.New(scatter.Torch2)}); err != nil {
+	if mode == "decline-rank3" || mode == "wrong-large" {
+		var b scatter.Backend = declineRank3{reference.New(scatter.Torch2)}
+		if mode == "wrong-large" {
+			b = wrongLarge{reference.New(scatter.Torch2)}
+		}
+		if err := protocol.Serve(os.Stdin, os.Stdout, b); err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 			return 1
 		}
@@ -104,6 +111,23 @@ func (d declineRank3) Run(c scatter.Call) (scatter.Result, error) {
 		}
 	}
 	return d.Backend.Run(c)
+}
+
+// wrongLarge adds 1 to the first element of a float32 result whose call
+// has an index of more than 32768 elements.
+type wrongLarge struct{ scatter.Backend }
+
+func (w wrongLarge) Run(c scatter.Call) (scatter.Result, error) {
+	res, err := w.Backend.Run(c)
+	idx, ok := c.Tensors()["index"]
+	if err != nil || !ok || idx.NumEl() <= 1<<15 {
+		return res, err
+	}
+	if vals, ok := scatter.Values[float32](res.Out); ok && len(vals) > 0 {
+		vals[0]++
+		res.Out = scatter.FromSlice(vals, res.Out.Shape...)
+	}
+	return res, err
 }
 
 // claimed narrows a backend's claims.

@@ -16,6 +16,7 @@ import (
 	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/reference"
 	"github.com/scatterconf/scatter/spec"
+	"github.com/scatterconf/scatter/workload"
 )
 
 // The gate: the whole suite on one implementation (an outside process
@@ -44,6 +45,7 @@ type gateConfig struct {
 	reproDir         string
 	verbose          bool
 	propTier         properties.Tier
+	workloadDiv      int           // the workloads part's scale-down (-workload-div)
 	deadline         time.Duration // the most the whole run may take (0: no limit)
 	progress         time.Duration // between progress lines off a terminal (0: none)
 	shard            shard         // the part of the work this job runs (-shard i/n; zero: all)
@@ -60,9 +62,10 @@ const (
 	suiteFixtures   = "fixtures"
 	suiteRandom     = "random"
 	suiteProperties = "properties"
+	suiteWorkloads  = "workloads"
 )
 
-var allSuites = []string{suiteSpec, suiteFixtures, suiteRandom, suiteProperties}
+var allSuites = []string{suiteSpec, suiteFixtures, suiteRandom, suiteProperties, suiteWorkloads}
 
 // Defaults of the gate's flags.
 const (
@@ -81,7 +84,8 @@ func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 	level := fs.String("level", "conformant", "conformant (any correct summation order) or strict (bit-exact with the canonical order)")
 	ops := fs.String("ops", "", "only these operations (comma-separated, e.g. scatter_reduce,gather)")
 	labels := fs.String("labels", "", "only the spec and fixture cases carrying one of these comma-separated labels")
-	suites := fs.String("suites", strings.Join(allSuites, ","), "the parts of the suite to run: spec (documented examples, rules, edge cases), fixtures (recorded PyTorch cases), random (random calls per operation and dtype, shrunk), properties (package properties: differential on larger and strided tensors, invariants, metamorphic relations)")
+	suites := fs.String("suites", strings.Join(allSuites, ","), "the parts of the suite to run: spec (documented examples, rules, edge cases), fixtures (recorded PyTorch cases), random (random calls per operation and dtype, shrunk), properties (package properties: differential on larger and strided tensors, invariants, metamorphic relations), workloads (the bench's standard workloads W1-W7, sizes divided by -workload-div, judged)")
+	workloadDiv := fs.Int("workload-div", defaultWorkloadDiv, fmt.Sprintf("the workloads part divides the standard workloads' sizes by this (1: the bench's full sizes; at most %d)", workload.MaxDiv))
 	checks := fs.Int("checks", defaultChecks, "random calls per operation and dtype (0: no random part)")
 	seed := fs.Uint64("seed", defaultSeed, "seed of the random part (0: a fresh one, printed in the report)")
 	timeout := fs.Duration("timeout", defaultTimeout, "the most one request may take before the implementation is killed (and restarted)")
@@ -151,6 +155,10 @@ func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 		default:
 			return nil, fmt.Errorf("unknown -properties-tier %q (want short, default or long)", *tier)
 		}
+		if *workloadDiv < 1 || *workloadDiv > workload.MaxDiv {
+			return nil, fmt.Errorf("-workload-div %d is not in [1, %d]", *workloadDiv, workload.MaxDiv)
+		}
+		cfg.workloadDiv = *workloadDiv
 		if cfg.seed == 0 {
 			cfg.seed = uint64(time.Now().UnixNano()) >> 1
 		}
@@ -553,6 +561,9 @@ func runTarget(b scatter.Backend, client *protocol.Client, cfg *gateConfig, p sc
 		for _, cr := range runPropertiesPart(g, cfg, p) {
 			emit(cr)
 		}
+	}
+	if cfg.suites[suiteWorkloads] && !cfg.sess.stopped() {
+		runWorkloadsPart(target, g, cfg, emit)
 	}
 	cfg.sess.update(r, func(r *runReport) {
 		if client != nil {

@@ -74,6 +74,30 @@ func TestPropertiesDeclined(t *testing.T) {
 	}
 }
 
+// TestWorkloadsCatchALargePathBug: an implementation that is wrong only
+// past 32768 index elements passes the random calls and the properties,
+// whose tensors are smaller, and fails the workloads part, on the float32
+// workloads whose indices are larger at the default -workload-div (W5's
+// index, a row id per source row, has 10,000).
+func TestWorkloadsCatchALargePathBug(t *testing.T) {
+	base := []string{"-impl", helperImpl(t, "wrong-large"), "-checks", "5", "-properties-tier", "short", "-profile", "torch-2"}
+	if code, out, errb := runCmd(t, nil, append(base, "-suites", "random,properties")...); code != 0 {
+		t.Fatalf("random and properties: exit %d, want 0 (their calls are smaller than the bug)\n%s%s", code, out, errb)
+	}
+	code, out, errb := runCmd(t, nil, append(base, "-suites", "workloads", "-v")...)
+	if code != 1 {
+		t.Fatalf("workloads: exit %d, want 1\n%s%s", code, out, errb)
+	}
+	for _, w := range []string{"W1", "W2", "W3", "W4", "W6"} {
+		if !strings.Contains(out, "--- FAIL workload/"+w) {
+			t.Errorf("no failure of workload/%s:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "--- FAIL workload/W5") || strings.Contains(out, "--- FAIL workload/W7") || !strings.Contains(out, "workload.MustGet(1, 100)") {
+		t.Errorf("workload/W5 or W7 (not broken) failed, or W1's failure does not say how to build its call:\n%s", out)
+	}
+}
+
 // TestFlagsMatchingNothing: -labels, -ops, -suites and -profile values
 // that match nothing are usage errors naming the valid values.
 func TestFlagsMatchingNothing(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/properties"
 	"github.com/scatterconf/scatter/spec"
+	"github.com/scatterconf/scatter/workload"
 )
 
 // scattercheck merge OUT.json IN.json...: the -json reports of the shards
@@ -328,6 +329,9 @@ func canonicalCaseOrder() map[string]int {
 	}
 	for _, name := range properties.Properties() {
 		add("property/" + name)
+	}
+	for w := 1; w <= workload.Count; w++ {
+		add(workloadCaseID(w))
 	}
 	return rank
 }

@@ -53,7 +53,7 @@ type runReport struct {
 	StderrTail string
 	Shard      string // "i/n" when the run was one shard of n (-shard); "" for the whole
 	// Selection names the flags besides -suites that chose the cases
-	// (-ops, -labels, -properties-tier), "" when none did: merge checks
+	// (-ops, -labels, -properties-tier, -workload-div), "" when none did: merge checks
 	// that the shards of one run chose alike.
 	Selection string
 }
@@ -83,6 +83,9 @@ func (cfg *gateConfig) selection() string {
 	if cfg.labels != nil {
 		parts = append(parts, "-labels "+strings.Join(cfg.labels, ","))
 	}
+	if cfg.suites[suiteWorkloads] && cfg.workloadDiv != defaultWorkloadDiv {
+		parts = append(parts, fmt.Sprintf("-workload-div %d", cfg.workloadDiv))
+	}
 	if cfg.suites[suiteProperties] {
 		switch cfg.propTier {
 		case properties.TierShort:
@@ -98,7 +101,7 @@ func (cfg *gateConfig) selection() string {
 // random calls of one operation and dtype.
 type caseResult struct {
 	ID       string // "spec/<name>", "fixture/<name>", "random/<op>/<dtype>", "gate/start"
-	Source   string // spec, fixtures, random, gate
+	Source   string // spec, fixtures, random, properties, workloads, gate
 	Origin   string // where the truth comes from
 	Op       scatter.Op
 	DType    scatter.DType

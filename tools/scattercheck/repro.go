@@ -121,6 +121,12 @@ func writeRepro(folder, name string, r *runReport, cr *caseResult) error {
 	files["scattercheck.json"] = append(js, '\n')
 	files["request.jsonl"] = []byte(f.Request + "\n")
 	files["repro.py"] = []byte(f.PyTorch)
+	if cr.Source == suiteWorkloads {
+		// the reports print notes for a call this large; its folder
+		// holds the request itself and a program that reads the .npy files
+		files["request.jsonl"] = []byte(workloadLine(f.call) + "\n")
+		files["repro.py"] = []byte(workloadProgram(f.call))
+	}
 	files["report.txt"] = []byte(cr.details() + "\n")
 	for n, b := range files {
 		if err := os.WriteFile(filepath.Join(folder, n), b, 0o644); err != nil {

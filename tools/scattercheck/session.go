@@ -17,6 +17,7 @@ import (
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/spec"
+	"github.com/scatterconf/scatter/workload"
 )
 
 // A session is one gate command as it goes: the runs and the cases judged
@@ -117,6 +118,13 @@ func plannedCases(cfg *gateConfig) map[string]int {
 	}
 	if cfg.suites[suiteProperties] && cfg.checks > 0 {
 		n[suiteProperties] += 24 * runsPer
+	}
+	if cfg.suites[suiteWorkloads] {
+		for w := 1; w <= workload.Count; w++ {
+			if cfg.wantOp(workload.MustGet(w, workload.MaxDiv).Call.Op()) {
+				n[suiteWorkloads] += runsPer
+			}
+		}
 	}
 	return n
 }

@@ -33,11 +33,11 @@ func caseIDs(r jsonRun) []string {
 
 // TestShardsUnion: n shards together run exactly the cases of one
 // unsharded run, each case once, in every part (spec, fixtures, random,
-// properties); merged, their reports are the unsharded one's cases in its
+// properties, workloads); merged, their reports are the unsharded one's cases in its
 // order, with the same summary.
 func TestShardsUnion(t *testing.T) {
 	dir := t.TempDir()
-	base := []string{"-profile", "torch-2", "-checks", "2", "-properties-tier", "short", "-progress", "0"}
+	base := []string{"-profile", "torch-2", "-checks", "2", "-properties-tier", "short", "-workload-div", "1000", "-progress", "0"}
 	full := filepath.Join(dir, "full.json")
 	if code, out, errs := runCmd(t, nil, append(base, "-json", full)...); code != 0 {
 		t.Fatalf("unsharded run: exit %d\n%s\n%s", code, tail(out, 20), errs)
@@ -79,7 +79,7 @@ func TestShardsUnion(t *testing.T) {
 			t.Errorf("%s: the shards ran %d distinct cases, the unsharded run %d", key, len(seen[key]), len(ids))
 		}
 	}
-	for _, p := range []string{"spec", "fixture", "random", "property"} {
+	for _, p := range []string{"spec", "fixture", "random", "property", "workload"} {
 		if !parts[p] {
 			t.Errorf("the unsharded run has no %s case: the test does not cover that part", p)
 		}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/check"
+	"github.com/scatterconf/scatter/protocol"
+	"github.com/scatterconf/scatter/reference"
+	"github.com/scatterconf/scatter/repro"
+	"github.com/scatterconf/scatter/spec"
+	"github.com/scatterconf/scatter/workload"
+)
+
+// The workloads part: the standard workloads W1-W7 that `scattercheck
+// bench` times (package workload), each once, as ordinary operation
+// requests, judged by the oracle like any other call. The other parts draw
+// tensors of at most a few thousand elements (the properties' long tier:
+// 2^17); an implementation that takes another path past some size (a
+// parallel or blocked kernel, a grid of many blocks) is judged there only
+// here. Sizes are divided by -workload-div (the 64 columns and W6's 16
+// outputs kept): at the default of 100, W1 is 100,000 contributions into
+// 10,000 outputs and W2 10,000 rows of 64; -workload-div 1 judges the
+// bench's own calls.
+
+// defaultWorkloadDiv is -workload-div's default.
+const defaultWorkloadDiv = 100
+
+// workloadCaseID is the case id of workload w.
+func workloadCaseID(w int) string { return "workload/" + workload.Name(w) }
+
+// runWorkloadsPart judges the standard workloads on the implementation.
+func runWorkloadsPart(target spec.Target, g *guarded, cfg *gateConfig, emit func(*caseResult)) {
+	for w := 1; w <= workload.Count; w++ {
+		if cfg.sess.stopped() {
+			return
+		}
+		id := workloadCaseID(w)
+		if !cfg.shard.has(id) {
+			continue
+		}
+		wl := workload.MustGet(w, cfg.workloadDiv)
+		if !cfg.wantOp(wl.Call.Op()) {
+			continue
+		}
+		emit(workloadCase(target, g, cfg, wl, id))
+	}
+}
+
+// workloadCase runs and judges one workload.
+func workloadCase(target spec.Target, g *guarded, cfg *gateConfig, wl workload.Workload, id string) *caseResult {
+	c := wl.Call
+	cr := &caseResult{ID: id, Source: suiteWorkloads, Op: c.Op(), DType: caseDType(c), Features: []string{"workload"},
+		Origin: fmt.Sprintf("package workload: %s, the bench's %s with its sizes divided by %d, judged by reference.Expect",
+			wl.Description, wl.Name, wl.Div)}
+	if reason := target.SkipReason(spec.Case{Call: c}); reason != "" {
+		cr.Status, cr.Reason = stSkip, reason
+		return cr
+	}
+	lvl := target.JudgeLevel()
+	g.reset()
+	t0 := time.Now()
+	o := check.Run(g, scatter.CloneCall(c))
+	cr.Seconds = time.Since(t0).Seconds()
+	f := &failure{call: c, res: o.Res, err: o.Err, profile: target.Profile, level: lvl}
+	switch {
+	case o.Panicked != "":
+		f.Kind, f.Report = "panic", "the implementation panicked:\n"+o.Panicked
+	case processKind(o.Err) != "":
+		f.Kind, f.Report = processKind(o.Err), o.Err.Error()
+	case scatter.CodeOf(o.Err) == scatter.ErrNotSupported:
+		f.Kind, f.Report = "unsupported", "the implementation answered unsupported for a call it claims: "+o.Err.Error()
+	case o.Modified != nil:
+		f.Kind, f.Report = "modified-inputs", fmt.Sprintf("the implementation modified its input tensors:\n%v", o.Modified)
+	default:
+		jerr := reference.Expect(scatter.CloneCall(c), target.Profile).Check(lvl, o.Res, o.Err)
+		if jerr == nil {
+			cr.Status = stPass
+			return cr
+		}
+		f.Kind, f.Report = "mismatch", "the judge rejects the outcome at the "+lvl.String()+" level:\n"+jerr.Error()
+	}
+	f.Summary = summarize(f, []string{f.Report})
+	var pe *protocol.ProcessError
+	if errors.As(o.Err, &pe) {
+		f.Stderr = tail(pe.Stderr, 40)
+	}
+	// the call is too large to print: its request line and a PyTorch
+	// program with its values would take megabytes in every report
+	f.Request = fmt.Sprintf("(the request is the bench's %s at -workload-div %d, %d bytes of data moved; package workload builds it: workload.MustGet(%d, %d); -repro-dir writes its tensors as .npy files)",
+		wl.Name, wl.Div, wl.Bytes, wl.ID, wl.Div)
+	f.PyTorch = "(not printed for a workload: -repro-dir writes the call's tensors, which numpy.load reads)"
+	cr.Failure = f
+	cr.Status = stFail
+	if f.Kind == "unsupported" {
+		cr.Status = stUnsup
+		if cfg.allowUnsupported {
+			cr.Status, cr.Reason = stSkip, "not offered: "+unsupportedMessage(o.Err)
+		}
+	}
+	return cr
+}
+
+// maxWorkloadLine is the longest request line -repro-dir writes for a
+// workload (at -workload-div 1, W2's is over 700 MB).
+const maxWorkloadLine = 64 << 20
+
+// workloadLine is a workload's request line for its repro folder, or a
+// note where it is longer than maxWorkloadLine.
+func workloadLine(c scatter.Call) string {
+	line := repro.Line(c)
+	if len(line) > maxWorkloadLine {
+		return fmt.Sprintf("(the request line is %d bytes, over the %d this folder holds: repro.py reads the .npy files)", len(line), maxWorkloadLine)
+	}
+	return line
+}
+
+// workloadProgram is the repro.py of a workload's folder: PyTorch on the
+// call's tensors, read from the .npy files beside it (bfloat16 ones hold
+// bit patterns).
+func workloadProgram(c scatter.Call) string {
+	var b strings.Builder
+	b.WriteString("# The workload's call in PyTorch, on the tensors of the .npy files beside this program.\n")
+	b.WriteString("import numpy as np\nimport torch\n\n")
+	b.WriteString("def load(name, bfloat16=False):\n    t = torch.from_numpy(np.load(name))\n    return t.view(torch.bfloat16) if bfloat16 else t\n\n")
+	names := slices.Sorted(maps.Keys(c.Tensors()))
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s = load('%s.npy', %s)\n", n, n, pyBool(c.Tensors()[n].DType() == scatter.DTBFloat16))
+	}
+	switch c := c.(type) {
+	case scatter.ScatterAdd:
+		fmt.Fprintf(&b, "out = self.scatter_add(%d, index, src)\n", c.Dim)
+	case scatter.ScatterReduce:
+		fmt.Fprintf(&b, "out = self.scatter_reduce(%d, index, src, %q, include_self=%s)\n", c.Dim, c.Reduce.Name(), pyBool(!c.ExcludeSelf))
+	case scatter.IndexReduce:
+		fmt.Fprintf(&b, "out = self.index_reduce(%d, index, source, %q, include_self=%s)\n", c.Dim, c.Reduce.Name(), pyBool(!c.ExcludeSelf))
+	default:
+		fmt.Fprintf(&b, "raise SystemExit('no program for %s')\n", c.Op())
+		return b.String()
+	}
+	b.WriteString("print(out)\n")
+	b.WriteString("got = load('got_out.npy', out.dtype == torch.bfloat16)\n")
+	b.WriteString("print('elements that differ:', int((out != got).sum()), 'of', out.numel())\n")
+	return b.String()
+}
+
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
