@@ -50,9 +50,13 @@ var unclassifying = []string{"flaky-duplicates", "panics-on-empty-index", "write
 // shrunk or spec call is far smaller), and maxClassified the failures of
 // a run it looks at: each runs every mutant on the call (about 0.2 s for
 // 4096 elements, well under a millisecond for a shrunk call).
+// maxWorkloadLikelyElements is the bound for the workloads part's seven
+// calls, whose outputs at the default -workload-div have up to 64,000
+// elements (W7's 10,000: the whole run in 3.4 s, classification included).
 const (
-	maxLikelyElements = 4096
-	maxClassified     = 100
+	maxLikelyElements         = 4096
+	maxClassified             = 100
+	maxWorkloadLikelyElements = 1 << 16
 )
 
 // classify sets f.Likely for a mismatch whose call and outcome are known
@@ -81,7 +85,7 @@ func (f *failure) classify() {
 	case f.err == nil && f.res.Out.IsZero():
 		f.uncompared = "the gate kept the call but not the outcome"
 	default:
-		f.Likely, f.uncompared = likelyFor(f.call, f.profile, f.level, f.res, f.err)
+		f.Likely, f.uncompared = likelyFor(f.call, f.profile, f.level, f.res, f.err, max(f.likelyMax, maxLikelyElements))
 	}
 }
 
@@ -100,10 +104,10 @@ func (f *failure) unclassified() string {
 // outcome, the others with the same outcome in Also; failing any, the
 // same for the same verdict. uncompared says why it compared nothing (an
 // output past maxLikelyElements), "" when it compared.
-func likelyFor(c scatter.Call, prof scatter.Profile, lvl scatter.Level, res scatter.Result, err error) (l *likelyBug, uncompared string) {
+func likelyFor(c scatter.Call, prof scatter.Profile, lvl scatter.Level, res scatter.Result, err error, maxElements int) (l *likelyBug, uncompared string) {
 	exp := reference.Expect(cloneCall(c), prof)
-	if n := res.Out.NumEl(); exp.Codes() == nil && n > maxLikelyElements {
-		return nil, fmt.Sprintf("its output has %d elements, past the %d that classification compares", n, maxLikelyElements)
+	if n := res.Out.NumEl(); exp.Codes() == nil && n > maxElements {
+		return nil, fmt.Sprintf("its output has %d elements, past the %d that classification compares", n, maxElements)
 	}
 	var outcome, verdict *likelyBug
 	add := func(l **likelyBug, m properties.Mutant, match string) {

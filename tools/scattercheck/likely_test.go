@@ -38,7 +38,7 @@ func TestLikelyFor(t *testing.T) {
 		{"above", 1 + math.Ldexp(1, -9), "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l, _ := likelyFor(call, scatter.Torch2, scatter.Conformant, res(c.got), nil)
+			l, _ := likelyFor(call, scatter.Torch2, scatter.Conformant, res(c.got), nil, maxLikelyElements)
 			switch {
 			case c.mutant == "" && l != nil:
 				t.Errorf("a correct answer looks like %s (%s)", l.Mutant, l.Match)
@@ -49,7 +49,7 @@ func TestLikelyFor(t *testing.T) {
 	}
 	// an error where success is due matches no mutant that succeeds here
 	if l, _ := likelyFor(call, scatter.Torch2, scatter.Conformant, scatter.Result{},
-		scatter.Errorf(scatter.ErrShapeMismatch, "no")); l != nil {
+		scatter.Errorf(scatter.ErrShapeMismatch, "no"), maxLikelyElements); l != nil {
 		t.Errorf("a shape_mismatch error looks like %s", l.Mutant)
 	}
 }

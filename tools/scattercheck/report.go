@@ -148,6 +148,9 @@ type failure struct {
 	level   scatter.Level
 
 	classified bool // classify has run
+	// likelyMax, when not 0, raises maxLikelyElements for this failure
+	// (a workload's: one call, whose output is larger than any drawn one)
+	likelyMax int
 	// uncompared is why classify compared nothing ("" when it did)
 	uncompared string
 }

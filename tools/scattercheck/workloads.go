@@ -67,7 +67,7 @@ func workloadCase(target spec.Target, g *guarded, cfg *gateConfig, wl workload.W
 	t0 := time.Now()
 	o := check.Run(g, scatter.CloneCall(c))
 	cr.Seconds = time.Since(t0).Seconds()
-	f := &failure{call: c, res: o.Res, err: o.Err, profile: target.Profile, level: lvl}
+	f := &failure{call: c, res: o.Res, err: o.Err, profile: target.Profile, level: lvl, likelyMax: maxWorkloadLikelyElements}
 	switch {
 	case o.Panicked != "":
 		f.Kind, f.Report = "panic", "the implementation panicked:\n"+o.Panicked
