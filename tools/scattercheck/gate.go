@@ -637,19 +637,26 @@ func runSpecCase(t spec.Target, g *guarded, c spec.Case, src string, cfg *gateCo
 	}
 	f.Kind = classify(problems, g)
 	f.Summary = summarize(f, problems)
+	cr.fail(f, cfg.allowUnsupported)
+	return cr
+}
+
+// fail sets f as the case's failure: status fail, or unsupported for a
+// claimed call answered unsupported (skipped as not offered when
+// allowUnsupported), with the implementation's stderr tail when a process
+// failure carries one.
+func (cr *caseResult) fail(f *failure, allowUnsupported bool) {
 	var pe *protocol.ProcessError
-	if errors.As(g.lastErr, &pe) {
+	if errors.As(f.err, &pe) {
 		f.Stderr = tail(pe.Stderr, 40)
 	}
-	cr.Failure = f
-	cr.Status = stFail
+	cr.Failure, cr.Status = f, stFail
 	if f.Kind == "unsupported" {
 		cr.Status = stUnsup
-		if cfg.allowUnsupported {
-			cr.Status, cr.Reason = stSkip, "not offered: "+unsupportedMessage(g.lastErr)
+		if allowUnsupported {
+			cr.Status, cr.Reason = stSkip, "not offered: "+unsupportedMessage(f.err)
 		}
 	}
-	return cr
 }
 
 // classify names what went wrong in a failed spec case.
@@ -807,15 +814,7 @@ func randomCase(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Profil
 	f := &failure{Kind: rf.kind, Report: rf.report, call: rf.call, res: rf.res, err: rf.err, profile: p,
 		level: cfg.level, Shrunk: rf.shrunk, Seed: ro.seed}
 	f.Summary = summarize(f, []string{rf.report})
-	var pe *protocol.ProcessError
-	if errors.As(rf.err, &pe) {
-		f.Stderr = tail(pe.Stderr, 40)
-	}
-	cr.Failure = f
-	cr.Status = stFail
-	if f.Kind == "unsupported" {
-		cr.Status = stUnsup
-	}
+	cr.fail(f, false) // the random part counts declines itself (-allow-unsupported)
 	return cr
 }
 

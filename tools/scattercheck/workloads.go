@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/check"
-	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/reference"
 	"github.com/scatterconf/scatter/repro"
 	"github.com/scatterconf/scatter/spec"
@@ -86,23 +84,12 @@ func workloadCase(target spec.Target, g *guarded, cfg *gateConfig, wl workload.W
 		f.Kind, f.Report = "mismatch", "the judge rejects the outcome at the "+lvl.String()+" level:\n"+jerr.Error()
 	}
 	f.Summary = summarize(f, []string{f.Report})
-	var pe *protocol.ProcessError
-	if errors.As(o.Err, &pe) {
-		f.Stderr = tail(pe.Stderr, 40)
-	}
 	// the call is too large to print: its request line and a PyTorch
 	// program with its values would take megabytes in every report
 	f.Request = fmt.Sprintf("(the request is the bench's %s at -workload-div %d, %d bytes of data moved; package workload builds it: workload.MustGet(%d, %d); -repro-dir writes its tensors as .npy files)",
 		wl.Name, wl.Div, wl.Bytes, wl.ID, wl.Div)
 	f.PyTorch = "(not printed for a workload: -repro-dir writes the call's tensors, which numpy.load reads)"
-	cr.Failure = f
-	cr.Status = stFail
-	if f.Kind == "unsupported" {
-		cr.Status = stUnsup
-		if cfg.allowUnsupported {
-			cr.Status, cr.Reason = stSkip, "not offered: "+unsupportedMessage(o.Err)
-		}
-	}
+	cr.fail(f, cfg.allowUnsupported)
 	return cr
 }
 
