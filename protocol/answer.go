@@ -208,6 +208,10 @@ func EncodeBenchAnswer(id int64, seconds []float64) ([]byte, error) {
 // DecodeAnswer parses one answer line under the default Limits.
 func DecodeAnswer(line []byte) (Answer, error) { return Limits{}.DecodeAnswer(line) }
 
+// DecodeAnswerBody parses an answer object without its id under the
+// default Limits.
+func DecodeAnswerBody(body []byte) (Answer, error) { return Limits{}.DecodeAnswerBody(body) }
+
 // DecodeAnswer parses one answer line. The line must be a JSON object with
 // an integer id and exactly one of: out (with arg), error, unsupported,
 // seconds, or the hello's protocol and ops. Unknown fields are ignored.
@@ -218,18 +222,40 @@ func DecodeAnswer(line []byte) (Answer, error) { return Limits{}.DecodeAnswer(li
 // *scatter.Error with code ErrInvalidArgument returned as the error (not
 // in Answer.Err, which is the implementation's own rejection of a call).
 func (l Limits) DecodeAnswer(line []byte) (Answer, error) {
-	var a Answer
 	if len(line) > l.maxLine() {
-		return a, scatter.Errorf(scatter.ErrInvalidArgument, "answer line of %d bytes is longer than the limit %d", len(line), l.maxLine())
+		return Answer{}, scatter.Errorf(scatter.ErrInvalidArgument, "answer line of %d bytes is longer than the limit %d", len(line), l.maxLine())
 	}
 	var w wireAnswer
 	if err := json.Unmarshal(line, &w); err != nil {
-		return a, scatter.Errorf(scatter.ErrInvalidArgument, "malformed answer: %v", err)
+		return Answer{}, scatter.Errorf(scatter.ErrInvalidArgument, "malformed answer: %v", err)
 	}
 	if w.ID == nil {
-		return a, scatter.Errorf(scatter.ErrInvalidArgument, "answer has no id")
+		return Answer{}, scatter.Errorf(scatter.ErrInvalidArgument, "answer has no id")
 	}
-	a.ID = *w.ID
+	return l.decodeWire(&w, *w.ID)
+}
+
+// DecodeAnswerBody parses an answer object that stands for itself, not on
+// a line of its own (the oracle's judge request carries one): as
+// DecodeAnswer, but an "id" in it, of any JSON type, is ignored, and the
+// Answer's ID is 0.
+func (l Limits) DecodeAnswerBody(body []byte) (Answer, error) {
+	if len(body) > l.maxLine() {
+		return Answer{}, scatter.Errorf(scatter.ErrInvalidArgument, "answer of %d bytes is longer than the limit %d", len(body), l.maxLine())
+	}
+	var wb struct {
+		wireAnswer
+		ID json.RawMessage `json:"id"` // hides wireAnswer's: any type
+	}
+	if err := json.Unmarshal(body, &wb); err != nil {
+		return Answer{}, scatter.Errorf(scatter.ErrInvalidArgument, "malformed answer: %v", err)
+	}
+	return l.decodeWire(&wb.wireAnswer, 0)
+}
+
+// decodeWire checks a decoded answer and makes it an Answer with the id.
+func (l Limits) decodeWire(w *wireAnswer, id int64) (Answer, error) {
+	a := Answer{ID: id}
 	kinds := 0
 	if w.Out != nil || w.Arg != nil {
 		kinds++

@@ -630,6 +630,20 @@ func TestAnswers(t *testing.T) {
 	if got := string(EncodeError(1, errors.New("plain"))); got != `{"id":1,"error":{"kind":"invalid_argument","message":"plain"}}` {
 		t.Errorf("plain error: %s", got)
 	}
+	// An answer body: its id, of any type or none, is ignored; the rules
+	// are DecodeAnswer's.
+	for _, id := range []string{``, `"id":"a",`, `"id":null,`, `"id":1.5,`, `"id":{"x":[1]},`, `"id":99,`} {
+		a, err := DecodeAnswerBody([]byte(`{` + id + `"error":{"kind":"shape_mismatch","message":"m"}}`))
+		if err != nil || a.ID != 0 || a.Kind != AnswerError || a.Err.Code != scatter.ErrShapeMismatch {
+			t.Errorf("body with %q: %+v, %v", id, a, err)
+		}
+	}
+	if _, err := DecodeAnswerBody([]byte(`{"id":"a","error":{"kind":"RuntimeError","message":"m"}}`)); err == nil {
+		t.Error("a body with an unknown error kind decoded")
+	}
+	if _, err := DecodeAnswerBody([]byte(`{}`)); err == nil {
+		t.Error("an empty body decoded")
+	}
 	// A kind outside the protocol's is a malformed answer, not an
 	// invalid_argument the judge could accept.
 	for _, kind := range []string{"out_of_memory", "RuntimeError", "", "Invalid_Argument"} {

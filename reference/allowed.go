@@ -14,7 +14,7 @@ import (
 type Allowed struct {
 	// Any is true when the call's outcome is undefined (PyTorch leaves it
 	// so): anything conforms, a result of any layout or any rejection
-	// (an error with a code).
+	// (an error with a code other than ErrNotSupported).
 	Any bool
 	// Errors is, for a call that must fail, the codes that conform at the
 	// level, PyTorch's (the one it raises) first; strict: PyTorch's only.

@@ -133,9 +133,15 @@ func (e *Expectation) Check(lvl scatter.Level, res scatter.Result, err error) er
 	}
 	if e.plan.anything {
 		// any result or rejection; an error without a code (a process
-		// that crashed, hung or answered garbage) is neither
-		if err != nil && scatter.CodeOf(err) == 0 {
-			return e.mismatch(lvl, err, "returned an error without a code ("+err.Error()+"), where any result or rejection conforms")
+		// that crashed, hung or answered garbage) is neither, and
+		// unsupported is a mismatch here as everywhere (above)
+		switch scatter.CodeOf(err) {
+		case scatter.ErrNotSupported:
+			return e.mismatch(lvl, err, "answered unsupported, where any result or rejection conforms")
+		case 0:
+			if err != nil {
+				return e.mismatch(lvl, err, "returned an error without a code ("+err.Error()+"), where any result or rejection conforms")
+			}
 		}
 		return nil
 	}

@@ -314,13 +314,14 @@ func TestJudgeErrors(t *testing.T) {
 	mustMismatch(t, judgeExpect(p, judgeOut[float32](3)), scatter.Conformant, scatter.Result{}, dimErr, "error on success")
 	// anything: every result and every rejection conforms, but not an
 	// error without a code (a process that crashed, hung or answered
-	// garbage gave no outcome at all).
+	// garbage gave no outcome at all), nor unsupported.
 	p.anything = true
 	e = judgeExpect(p, judgeOut[float32](3))
 	for _, lvl := range []scatter.Level{scatter.Strict, scatter.Conformant} {
 		mustConform(t, e, lvl, scatter.Result{}, dimErr, "anything, a rejection")
 		mustConform(t, e, lvl, judgeOut[float32](3, 4), nil, "anything, a result of another shape")
 		mustMismatch(t, e, lvl, scatter.Result{}, errors.New("crash on request 3"), "anything, an error without a code")
+		mustMismatch(t, e, lvl, scatter.Result{}, scatter.Errorf(scatter.ErrNotSupported, "no"), "anything, unsupported")
 	}
 }
 

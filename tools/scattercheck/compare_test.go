@@ -284,11 +284,11 @@ func TestBenchCompareBad(t *testing.T) {
 		{[]string{"-compare", good, good, good}, "unexpected argument"},
 		{[]string{"-compare", filepath.Join(dir, "nosuch.json"), "-scale", "1000"}, "no such file"}, // checked before the run
 		{[]string{"-format", "benchstat", "-compare", good}, "does not go with -compare"},
-		// results timed without a time, or with a time of 0 (schema 2 and 1)
+		// results timed without a time, or with a negative one (schema 2 and 1)
 		{[]string{"-compare", good, write("notimes.json", `{"tool": "scattercheck bench", "schema": 2,
 		  "workloads": [{"id": "W1", "results": [{"label": "x", "status": "ok", "samples_ns": []}]}]}`)}, "x is \"ok\" but has no times"},
 		{[]string{"-compare", good, write("zero.json", `{"tool": "scattercheck bench", "schema": 2,
-		  "workloads": [{"id": "W1", "results": [{"label": "x", "status": "ok", "samples_ns": [5, 0]}]}]}`)}, "x has a time of 0 ns"},
+		  "workloads": [{"id": "W1", "results": [{"label": "x", "status": "ok", "samples_ns": [5, -3]}]}]}`)}, "x has a time of -3 ns"},
 		{[]string{"-compare", write("v1.json", `{"tool": "scattercheck bench", "schema": 1, "targets": [], "memcpy": {},
 		  "workloads": [{"id": "W1", "results": [{"target": "x", "status": "ok", "seconds": []}]}]}`), good}, "x is \"ok\" but has no times"},
 	} {

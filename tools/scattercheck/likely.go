@@ -52,11 +52,16 @@ var unclassifying = []string{"flaky-duplicates", "panics-on-empty-index", "write
 // 4096 elements, well under a millisecond for a shrunk call).
 // maxWorkloadLikelyElements is the bound for the workloads part's seven
 // calls, whose outputs at the default -workload-div have up to 64,000
-// elements (W7's 10,000: the whole run in 3.4 s, classification included).
+// elements (W7's 10,000: the whole run in 3.4 s, classification included),
+// and maxWorkloadLikelyInputs bounds their tensors' elements, all told
+// (W2's 1.34 million at the default: W6 keeps 16 outputs at every scale,
+// and at -workload-div 1 every mutant on its 10 million contributions took
+// 52 s and 1.7 GB).
 const (
 	maxLikelyElements         = 4096
 	maxClassified             = 100
 	maxWorkloadLikelyElements = 1 << 16
+	maxWorkloadLikelyInputs   = 1 << 21
 )
 
 // classify sets f.Likely for a mismatch whose call and outcome are known
@@ -85,7 +90,11 @@ func (f *failure) classify() {
 	case f.err == nil && f.res.Out.IsZero():
 		f.uncompared = "the gate kept the call but not the outcome"
 	default:
-		f.Likely, f.uncompared = likelyFor(f.call, f.profile, f.level, f.res, f.err, max(f.likelyMax, maxLikelyElements))
+		maxOut, maxIn := maxLikelyElements, 0
+		if f.likelyMax > 0 {
+			maxOut, maxIn = f.likelyMax, maxWorkloadLikelyInputs
+		}
+		f.Likely, f.uncompared = likelyFor(f.call, f.profile, f.level, f.res, f.err, maxOut, maxIn)
 	}
 }
 
@@ -104,10 +113,19 @@ func (f *failure) unclassified() string {
 // outcome, the others with the same outcome in Also; failing any, the
 // same for the same verdict. uncompared says why it compared nothing (an
 // output past maxLikelyElements), "" when it compared.
-func likelyFor(c scatter.Call, prof scatter.Profile, lvl scatter.Level, res scatter.Result, err error, maxElements int) (l *likelyBug, uncompared string) {
+func likelyFor(c scatter.Call, prof scatter.Profile, lvl scatter.Level, res scatter.Result, err error, maxOut, maxIn int) (l *likelyBug, uncompared string) {
+	if maxIn > 0 {
+		n := 0
+		for _, t := range c.Tensors() {
+			n += t.NumEl()
+		}
+		if n > maxIn {
+			return nil, fmt.Sprintf("its tensors have %d elements, past the %d that classification runs every mutant on", n, maxIn)
+		}
+	}
 	exp := reference.Expect(cloneCall(c), prof)
-	if n := res.Out.NumEl(); exp.Codes() == nil && n > maxElements {
-		return nil, fmt.Sprintf("its output has %d elements, past the %d that classification compares", n, maxElements)
+	if n := res.Out.NumEl(); exp.Codes() == nil && n > maxOut {
+		return nil, fmt.Sprintf("its output has %d elements, past the %d that classification compares", n, maxOut)
 	}
 	var outcome, verdict *likelyBug
 	add := func(l **likelyBug, m properties.Mutant, match string) {

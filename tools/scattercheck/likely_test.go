@@ -38,7 +38,7 @@ func TestLikelyFor(t *testing.T) {
 		{"above", 1 + math.Ldexp(1, -9), "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l, _ := likelyFor(call, scatter.Torch2, scatter.Conformant, res(c.got), nil, maxLikelyElements)
+			l, _ := likelyFor(call, scatter.Torch2, scatter.Conformant, res(c.got), nil, maxLikelyElements, 0)
 			switch {
 			case c.mutant == "" && l != nil:
 				t.Errorf("a correct answer looks like %s (%s)", l.Mutant, l.Match)
@@ -47,9 +47,16 @@ func TestLikelyFor(t *testing.T) {
 			}
 		})
 	}
+	// past the bounds on the output or on the call's tensors, nothing is compared
+	if l, why := likelyFor(call, scatter.Torch2, scatter.Conformant, res(1), nil, 1, 0); l != nil || !strings.Contains(why, "its output has 2 elements, past the 1") {
+		t.Errorf("an output past the bound: %v, %q", l, why)
+	}
+	if l, why := likelyFor(call, scatter.Torch2, scatter.Conformant, res(1), nil, maxLikelyElements, 3); l != nil || !strings.Contains(why, "its tensors have 4 elements, past the 3") {
+		t.Errorf("tensors past the bound: %v, %q", l, why)
+	}
 	// an error where success is due matches no mutant that succeeds here
 	if l, _ := likelyFor(call, scatter.Torch2, scatter.Conformant, scatter.Result{},
-		scatter.Errorf(scatter.ErrShapeMismatch, "no"), maxLikelyElements); l != nil {
+		scatter.Errorf(scatter.ErrShapeMismatch, "no"), maxLikelyElements, 0); l != nil {
 		t.Errorf("a shape_mismatch error looks like %s", l.Mutant)
 	}
 }

@@ -44,7 +44,7 @@ type jsonRun struct {
 	StderrTail     string           `json:"stderr_tail,omitempty"`
 	Features       map[string]cntJS `json:"features"`
 	Shard          string           `json:"shard,omitempty"`     // "i/n": one shard of n (-shard)
-	Selection      string           `json:"selection,omitempty"` // -ops, -labels, -properties-tier as given
+	Selection      string           `json:"selection,omitempty"` // -ops, -labels, -properties-tier, -workload-div
 }
 
 type cntJS map[status]int

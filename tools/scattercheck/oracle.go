@@ -352,15 +352,9 @@ func (o *oracle) judge(req *protocol.Request, ext oracleExt, prof scatter.Profil
 	if len(body) < 2 || body[0] != '{' {
 		return fail("answer is not a JSON object")
 	}
-	// the answer as a line with an id, decoded once: an id of its own,
-	// if it has one, comes later in the object and wins, and is ignored
-	raw := make([]byte, 0, len(body)+8)
-	raw = append(raw, `{"id":0`...)
-	if rest := bytes.TrimSpace(body[1:]); len(rest) > 0 && rest[0] != '}' {
-		raw = append(raw, ',')
-	}
-	raw = append(raw, body[1:]...)
-	ans, err := protocol.DecodeAnswer(raw)
+	// decoded once, where it lies in the request line; an id of the
+	// answer's own, of any JSON type, is ignored
+	ans, err := protocol.DecodeAnswerBody(body)
 	if err != nil {
 		return fail("answer: %v", err)
 	}

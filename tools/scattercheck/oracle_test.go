@@ -116,6 +116,8 @@ func TestOracleService(t *testing.T) {
 		`{"id":14,"op":"judge","call":`+gatherReq+`,"answer":{}}`,
 		`{"id":15,"op":"judge","call":`+gatherReq+`,"answer":{"id":5, "out":{"dtype":"float32","shape":[1],"data":"AAAAQA=="}}}`,
 		`{"id":16,"op":"judge","call":`+gatherReq+`,"answer":[1]}`,
+		`{"id":17,"op":"judge","call":`+gatherReq+`,"answer":{"id":"a", "out":{"dtype":"float32","shape":[1],"data":"AAAAQA=="}}}`,
+		`{"id":18,"op":"judge","call":`+gatherReq+`,"answer":{"out":{"dtype":"float32","shape":[1],"data":"AAAAQA=="},"id":null }}`,
 	)
 	if a := answers[0]; a.Kind != protocol.AnswerHello || a.Name != "scattercheck-oracle" || len(a.Ops) != len(scatter.Ops) || !a.Deterministic {
 		t.Errorf("hello: %+v", a)
@@ -209,6 +211,11 @@ func TestOracleService(t *testing.T) {
 	}
 	if answers[16].Kind != protocol.AnswerError || !strings.Contains(answers[16].Err.Msg, "not a JSON object") {
 		t.Errorf("judge of an array: %+v", answers[16])
+	}
+	for _, i := range []int{17, 18} {
+		if string(raws[i]["conforms"]) != "true" {
+			t.Errorf("judge of an answer with an id of its own, not an integer: %v %+v", raws[i], answers[i])
+		}
 	}
 }
 

@@ -73,15 +73,19 @@ func newRunReport(cfg *gateConfig, p scatter.Profile, ii implInfo) *runReport {
 // "-ops a,b -labels x -properties-tier short" ("" for none).
 func (cfg *gateConfig) selection() string {
 	var parts []string
+	// sorted, each once: -ops a,b and -ops b,a,a choose the same cases
 	if cfg.ops != nil {
 		ops := make([]string, len(cfg.ops))
 		for i, op := range cfg.ops {
 			ops[i] = string(op)
 		}
-		parts = append(parts, "-ops "+strings.Join(ops, ","))
+		slices.Sort(ops)
+		parts = append(parts, "-ops "+strings.Join(slices.Compact(ops), ","))
 	}
 	if cfg.labels != nil {
-		parts = append(parts, "-labels "+strings.Join(cfg.labels, ","))
+		labels := slices.Clone(cfg.labels)
+		slices.Sort(labels)
+		parts = append(parts, "-labels "+strings.Join(slices.Compact(labels), ","))
 	}
 	if cfg.suites[suiteWorkloads] && cfg.workloadDiv != defaultWorkloadDiv {
 		parts = append(parts, fmt.Sprintf("-workload-div %d", cfg.workloadDiv))

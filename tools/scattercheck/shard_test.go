@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/properties"
 )
 
 func readReport(t *testing.T, path string) jsonReport {
@@ -158,5 +161,21 @@ func TestParseShard(t *testing.T) {
 	one, _ := parseShard("1/1")
 	if !whole.has("anything") || !one.has("anything") || one.String() != "" {
 		t.Error("the whole run, or 1/1, must hold every case")
+	}
+}
+
+// TestSelection: a run's selection names -ops and -labels sorted and each
+// once (shards given them in another order chose the same cases), and the
+// scales of the parts run, where not their defaults.
+func TestSelection(t *testing.T) {
+	cfg := &gateConfig{ops: []scatter.Op{scatter.OpScatterAdd, scatter.OpGather, scatter.OpGather}, labels: []string{"b", "a"},
+		suites: map[string]bool{suiteProperties: true, suiteWorkloads: true}, propTier: properties.TierShort, workloadDiv: 10}
+	if got, want := cfg.selection(), "-ops gather,scatter_add -labels a,b -workload-div 10 -properties-tier short"; got != want {
+		t.Errorf("selection %q, want %q", got, want)
+	}
+	def := &gateConfig{suites: map[string]bool{suiteProperties: true, suiteWorkloads: true}, propTier: properties.TierDefault,
+		workloadDiv: defaultWorkloadDiv}
+	if got := def.selection(); got != "" {
+		t.Errorf("the defaults' selection is %q, want none", got)
 	}
 }
