@@ -91,8 +91,8 @@ func (f *failure) classify() {
 		f.uncompared = "the gate kept the call but not the outcome"
 	default:
 		maxOut, maxIn := maxLikelyElements, 0
-		if f.likelyMax > 0 {
-			maxOut, maxIn = f.likelyMax, maxWorkloadLikelyInputs
+		if f.workload {
+			maxOut, maxIn = maxWorkloadLikelyElements, maxWorkloadLikelyInputs
 		}
 		f.Likely, f.uncompared = likelyFor(f.call, f.profile, f.level, f.res, f.err, maxOut, maxIn)
 	}

@@ -130,13 +130,13 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 		case pr.Unsupported > 0 && !cfg.allowUnsupported:
 			// the properties draw only what the implementation claims:
 			// a decline fails, as in the spec and random parts
-			cr.Status = stUnsup
-			cr.Failure = &failure{Kind: "unsupported", call: declined, err: declinedErr, profile: p, level: cfg.level, Seed: rep.Seed,
+			f := &failure{Kind: "unsupported", call: declined, err: declinedErr, profile: p, level: cfg.level, Seed: rep.Seed,
 				Report: fmt.Sprintf("the implementation answered unsupported for %d of the property's %d cases, calls of ops and dtypes it claims (-allow-unsupported counts them as declined)", pr.Unsupported, pr.Cases)}
 			if declined != nil {
-				cr.Failure.Report += "; the first such call of the properties part: " + reference.DescribeCall(declined)
+				f.Report += "; the first such call of the properties part: " + reference.DescribeCall(declined)
 			}
-			cr.Failure.Summary = summarize(cr.Failure, nil)
+			f.Summary = summarize(f, nil)
+			cr.fail(f, false)
 		case pr.Unsupported > 0 && pr.Unsupported+pr.Vacuous >= pr.Cases:
 			// nothing was judged: not a pass (checkNothingPassed counts on it)
 			why := fmt.Sprintf("all %d answered unsupported", pr.Cases)

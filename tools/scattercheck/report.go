@@ -90,13 +90,8 @@ func (cfg *gateConfig) selection() string {
 	if cfg.suites[suiteWorkloads] && cfg.workloadDiv != defaultWorkloadDiv {
 		parts = append(parts, fmt.Sprintf("-workload-div %d", cfg.workloadDiv))
 	}
-	if cfg.suites[suiteProperties] {
-		switch cfg.propTier {
-		case properties.TierShort:
-			parts = append(parts, "-properties-tier short")
-		case properties.TierLong:
-			parts = append(parts, "-properties-tier long")
-		}
+	if cfg.suites[suiteProperties] && cfg.propTier != properties.TierDefault {
+		parts = append(parts, "-properties-tier "+cfg.propTier.String())
 	}
 	return strings.Join(parts, " ")
 }
@@ -152,9 +147,9 @@ type failure struct {
 	level   scatter.Level
 
 	classified bool // classify has run
-	// likelyMax, when not 0, raises maxLikelyElements for this failure
-	// (a workload's: one call, whose output is larger than any drawn one)
-	likelyMax int
+	// workload: a workload's failure, one call larger than any drawn
+	// one, which classify compares up to the workloads' own bounds
+	workload bool
 	// uncompared is why classify compared nothing ("" when it did)
 	uncompared string
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/scatterconf/scatter/fixtures/casefile"
 	"github.com/scatterconf/scatter/npy"
 	"github.com/scatterconf/scatter/reference"
+	"github.com/scatterconf/scatter/repro"
 )
 
 // -repro-dir DIR: each failure becomes a folder
@@ -125,7 +126,7 @@ func writeRepro(folder, name string, r *runReport, cr *caseResult) error {
 		// the reports print notes for a call this large; its folder
 		// holds the request itself and a program that reads the .npy files
 		files["request.jsonl"] = []byte(workloadLine(f.call) + "\n")
-		files["repro.py"] = []byte(workloadProgram(f.call))
+		files["repro.py"] = []byte(repro.NpyProgram(f.call))
 	}
 	files["report.txt"] = []byte(cr.details() + "\n")
 	for n, b := range files {

@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/scatterconf/scatter"
@@ -65,7 +62,7 @@ func workloadCase(target spec.Target, g *guarded, cfg *gateConfig, wl workload.W
 	t0 := time.Now()
 	o := check.Run(g, scatter.CloneCall(c))
 	cr.Seconds = time.Since(t0).Seconds()
-	f := &failure{call: c, res: o.Res, err: o.Err, profile: target.Profile, level: lvl, likelyMax: maxWorkloadLikelyElements}
+	f := &failure{call: c, res: o.Res, err: o.Err, profile: target.Profile, level: lvl, workload: true}
 	switch {
 	case o.Panicked != "":
 		f.Kind, f.Report = "panic", "the implementation panicked:\n"+o.Panicked
@@ -105,40 +102,4 @@ func workloadLine(c scatter.Call) string {
 		return fmt.Sprintf("(the request line is %d bytes, over the %d this folder holds: repro.py reads the .npy files)", len(line), maxWorkloadLine)
 	}
 	return line
-}
-
-// workloadProgram is the repro.py of a workload's folder: PyTorch on the
-// call's tensors, read from the .npy files beside it (bfloat16 ones hold
-// bit patterns).
-func workloadProgram(c scatter.Call) string {
-	var b strings.Builder
-	b.WriteString("# The workload's call in PyTorch, on the tensors of the .npy files beside this program.\n")
-	b.WriteString("import numpy as np\nimport torch\n\n")
-	b.WriteString("def load(name, bfloat16=False):\n    t = torch.from_numpy(np.load(name))\n    return t.view(torch.bfloat16) if bfloat16 else t\n\n")
-	names := slices.Sorted(maps.Keys(c.Tensors()))
-	for _, n := range names {
-		fmt.Fprintf(&b, "%s = load('%s.npy', %s)\n", n, n, pyBool(c.Tensors()[n].DType() == scatter.DTBFloat16))
-	}
-	switch c := c.(type) {
-	case scatter.ScatterAdd:
-		fmt.Fprintf(&b, "out = self.scatter_add(%d, index, src)\n", c.Dim)
-	case scatter.ScatterReduce:
-		fmt.Fprintf(&b, "out = self.scatter_reduce(%d, index, src, %q, include_self=%s)\n", c.Dim, c.Reduce.Name(), pyBool(!c.ExcludeSelf))
-	case scatter.IndexReduce:
-		fmt.Fprintf(&b, "out = self.index_reduce(%d, index, source, %q, include_self=%s)\n", c.Dim, c.Reduce.Name(), pyBool(!c.ExcludeSelf))
-	default:
-		fmt.Fprintf(&b, "raise SystemExit('no program for %s')\n", c.Op())
-		return b.String()
-	}
-	b.WriteString("print(out)\n")
-	b.WriteString("got = load('got_out.npy', out.dtype == torch.bfloat16)\n")
-	b.WriteString("print('elements that differ:', int((out != got).sum()), 'of', out.numel())\n")
-	return b.String()
-}
-
-func pyBool(b bool) string {
-	if b {
-		return "True"
-	}
-	return "False"
 }
