@@ -92,6 +92,20 @@ func Get(w, div int) (Workload, error) {
 	return Workload{ID: w, Name: Name(w), Description: desc, Div: div, Call: call, Bytes: bytes}, nil
 }
 
+// Op returns workload w's operation without building its data (the
+// gate's -ops filter asks it first), or "" for an unknown workload.
+func Op(w int) scatter.Op {
+	switch w {
+	case 1, 2, 6, 7:
+		return scatter.OpScatterAdd
+	case 3, 4:
+		return scatter.OpScatterReduce
+	case 5:
+		return scatter.OpIndexReduce
+	}
+	return ""
+}
+
 // MustGet is Get for arguments known to be valid; it panics otherwise.
 func MustGet(w, div int) Workload {
 	wl, err := Get(w, div)

@@ -185,3 +185,18 @@ func TestArguments(t *testing.T) {
 	}()
 	MustGet(0, 1)
 }
+
+// TestOp checks that Op names each workload's operation as its call does,
+// and nothing for numbers outside 1 to Count.
+func TestOp(t *testing.T) {
+	for w := 1; w <= Count; w++ {
+		if got, want := Op(w), MustGet(w, MaxDiv).Call.Op(); got != want {
+			t.Errorf("Op(%d) = %q, the call's is %q", w, got, want)
+		}
+	}
+	for _, w := range []int{0, -1, Count + 1} {
+		if got := Op(w); got != "" {
+			t.Errorf("Op(%d) = %q, want \"\"", w, got)
+		}
+	}
+}
