@@ -143,19 +143,30 @@ func (e *Expectation) Allowed(lvl scatter.Level) (Allowed, error) {
 	e.confOnce.Do(e.prepareConformant)
 	n := len(e.groupOf)
 	out.Elems = make([]Outcomes, n)
-	for i, gi := range e.groupOf {
-		if gi >= 0 {
-			out.Elems[i] = e.allows[gi].outcomes(p.dtype)
-			continue
+	var args [][]int64 // per group: the args that conform (torch_scatter min/max)
+	if arg != nil {
+		args = make([][]int64, len(p.groups))
+	}
+	for gi, g := range p.groups {
+		a, as := groupAllow(p, g)
+		if g.out >= 0 && g.out < n {
+			out.Elems[g.out] = a.outcomes(p.dtype)
 		}
-		out.Elems[i] = Outcomes{Values: []scatter.Scalar{elemScalar(p.dtype, untouched(p, i))}, Note: "untouched"}
+		if args != nil {
+			args[gi] = as
+		}
+	}
+	for i, gi := range e.groupOf {
+		if gi < 0 {
+			out.Elems[i] = Outcomes{Values: []scatter.Scalar{elemScalar(p.dtype, untouched(p, i))}, Note: "untouched"}
+		}
 	}
 	if arg != nil {
 		arg.Elems = make([]Outcomes, n)
 		for i, gi := range e.groupOf {
 			want := []int64{p.arg.sentinel}
 			if gi >= 0 {
-				want = e.args[gi]
+				want = args[gi]
 			}
 			vs := make([]scatter.Scalar, len(want))
 			for k, a := range want {
