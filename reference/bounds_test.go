@@ -258,7 +258,7 @@ func TestBoundSoundness(t *testing.T) {
 							s = prodSpan(ar, xs)
 						}
 						kd := map[string]kind{"sum": kSum, "mean": kMean, "prod": kProd}[op]
-						set, enumerated := enumeratedAllow(ar, kd, xs, c)
+						set, enumerated := enumeratedAllow(ar, kd, xs, c, false)
 						for _, o := range foldOrders {
 							var y float64
 							if op == "prod" {

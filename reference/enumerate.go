@@ -36,10 +36,16 @@ import (
 //	float32 accumulation, one rounding: { RN_dtype(z) : z ∈ V(all) }
 //	mean:                              { RN_dtype(s / c) : s ∈ the sum's set }
 //
-// The identity that starts a group without self (0 for sums, 1 for
-// products) changes no value: 0 + x and 1 · x are exact (only the sign of
-// a zero sum can change, and it is free for sums and means, as in the
-// intervals of bounds.go). Specials need no case of their own: IEEE
+// The identity that starts a group without self (+0 for sums, 1 for
+// products) changes no value but a zero's sign: 0 + x and 1 · x are exact,
+// and +0 + -0 is +0. The sign of a zero is kept throughout, for it is
+// no matter of order: under round to nearest a sum is -0 exactly when
+// every term is -0 (x + -x is +0, and an addition is exact where it would
+// underflow), in every order and tree alike; so a group started by the
+// identity turns the -0 of its all -0 terms into +0, whatever the order
+// (a zero that a final rounding or a mean's division makes of a tiny
+// value keeps that value's sign, which orders may change: the set holds
+// what each tree gives). Specials need no case of their own: IEEE
 // arithmetic on ±Inf and NaN is what each tree computes, so an order that
 // overflows gives its Inf, and Inf + -Inf its NaN, exactly where some tree
 // does.
@@ -88,21 +94,18 @@ func planArith(p *plan) arith {
 }
 
 // enumKey is the identity of a value in a set: its float64 bits, with every
-// NaN one key and, where zero signs are free (sums), -0 merged into +0.
-func enumKey(v float64, freeZero bool) uint64 {
-	switch {
-	case v != v:
+// NaN one key (the two zeros are two keys).
+func enumKey(v float64) uint64 {
+	if v != v {
 		return 0x7ff8000000000001
-	case v == 0 && freeZero:
-		return 0
 	}
 	return math.Float64bits(v)
 }
 
 // enumerateFold returns every value that some binary tree of the
 // accumulator's + (prod false) or × (prod true) produces from xs, each
-// value once (a NaN stands for every NaN; for sums one zero stands for
-// both), before the final rounding to the dtype; ok is false when the
+// value once (a NaN stands for every NaN), before the final rounding to
+// the dtype; ok is false when the
 // group is too large or the work would pass enumerateBudget.
 func enumerateFold(acc scatter.DType, prod bool, xs []float64) (vals []float64, ok bool) {
 	k := len(xs)
@@ -115,7 +118,6 @@ func enumerateFold(acc scatter.DType, prod bool, xs []float64) (vals []float64, 
 		}
 		return roundTo(acc, a+b)
 	}
-	freeZero := !prod
 	sets := make([][]float64, 1<<k)
 	for i, x := range xs {
 		sets[1<<i] = []float64{x}
@@ -142,7 +144,7 @@ func enumerateFold(acc scatter.DType, prod bool, xs []float64) (vals []float64, 
 			}
 			for _, x := range va {
 				for _, y := range vb {
-					keys = append(keys, enumKey(op(x, y), freeZero))
+					keys = append(keys, enumKey(op(x, y)))
 				}
 			}
 		}
@@ -159,10 +161,11 @@ func enumerateFold(acc scatter.DType, prod bool, xs []float64) (vals []float64, 
 
 // enumeratedAllow returns the exact conformant set of a float sum, mean or
 // product group with contributions xs (dtype values) under arithmetic ar
-// (count: the mean's divisor), or ok false where the group is not
-// enumerated (see maxEnumerate). Sums and means leave the sign of a zero
-// free; a product's sign is the same in every order and is kept.
-func enumeratedAllow(ar arith, k kind, xs []float64, count float64) (allow, bool) {
+// (count: the mean's divisor; identity: a sum's group starts from +0, for
+// it has no self), or ok false where the group is not enumerated (see
+// maxEnumerate). The sign of a zero is kept: it is the same in every order
+// but where a rounding makes the zero (see the package's note above).
+func enumeratedAllow(ar arith, k kind, xs []float64, count float64, identity bool) (allow, bool) {
 	dt := ar.out.dt
 	prod := k == kProd
 	sums, ok := enumerateFold(ar.acc.dt, prod, xs)
@@ -171,6 +174,9 @@ func enumeratedAllow(ar arith, k kind, xs []float64, count float64) (allow, bool
 	}
 	keys := make([]uint64, 0, len(sums))
 	for _, v := range sums {
+		if identity && !prod && v == 0 {
+			v = 0 // +0 + -0: the identity makes every exact zero sum +0
+		}
 		y := roundTo(dt, v) // the final rounding: exact when acc == out
 		if k == kMean {
 			// PyTorch stores the sum in the dtype, then divides: correctly
@@ -179,27 +185,16 @@ func enumeratedAllow(ar arith, k kind, xs []float64, count float64) (allow, bool
 			// gives a zero (NaN for an infinite sum).
 			y = roundTo(dt, y/count)
 		}
-		keys = append(keys, enumKey(y, !prod))
+		keys = append(keys, enumKey(y))
 	}
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
 	if len(keys) > maxListed {
 		return hullAllow(dt, prod, keys, enumNote(k, len(xs), len(keys), ar)), true
 	}
-	a := allow{zeroSign: !prod}
+	var a allow
 	for _, key := range keys {
 		a.vals = append(a.vals, floatElem(dt, math.Float64frombits(key)))
-	}
-	if !prod && len(a.vals) > 1 {
-		// Both zeros listed where a zero is in the set: Allowed's data
-		// carries a free zero sign only for a single value.
-		a.zeroSign = false
-		for _, v := range a.vals {
-			if !v.nan && v.f == 0 {
-				a.vals = append(a.vals, floatElem(dt, math.Copysign(0, -1)))
-				break
-			}
-		}
 	}
 	a.note = enumNote(k, len(xs), len(keys), ar)
 	return a, true

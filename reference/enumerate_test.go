@@ -175,7 +175,7 @@ func bruteTrees(acc scatter.DType, prod bool, xs []float64) []float64 {
 	var rec func(items []float64)
 	rec = func(items []float64) {
 		if len(items) == 1 {
-			seen[enumKey(items[0], !prod)] = true
+			seen[enumKey(items[0])] = true
 			return
 		}
 		for i := range items {

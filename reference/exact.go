@@ -362,8 +362,11 @@ func groupAllow(p *plan, g group) (allow, []int64) {
 		if p.kind == kMean {
 			count = meanCount(p, g)
 		}
-		if a, ok := enumeratedAllow(ar, p.kind, xs, count); ok {
+		if a, ok := enumeratedAllow(ar, p.kind, xs, count, !p.self); ok {
 			return a, nil
+		}
+		if z, ok := zeroSum(p, xs); ok {
+			return allow{vals: []elem{z}}, nil
 		}
 		var s span
 		switch p.kind {
@@ -377,6 +380,28 @@ func groupAllow(p *plan, g group) (allow, []int64) {
 		return allow{isRange: true, rng: s, note: s.note}, nil
 	}
 	return allow{}, nil // no kind left: nothing conforms
+}
+
+// zeroSum returns the result of a sum or mean group too large to enumerate
+// whose terms xs are all zeros: -0 when every term is -0 and no identity
+// (+0) starts the group, +0 otherwise, in every order (enumerate.go). The
+// intervals, which leave a zero's sign free, judge the rest.
+func zeroSum(p *plan, xs []float64) (elem, bool) {
+	if p.kind == kProd {
+		return elem{}, false
+	}
+	neg := p.self // without self the identity +0 is a term
+	for _, x := range xs {
+		if x != 0 {
+			return elem{}, false
+		}
+		neg = neg && math.Signbit(x)
+	}
+	z := 0.0
+	if neg {
+		z = math.Copysign(0, -1)
+	}
+	return floatElem(p.dtype, z), true
 }
 
 func containsOutcome(vs []elem, v elem) bool {

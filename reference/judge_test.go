@@ -544,3 +544,60 @@ func TestJudgeMeanOfOverflowingSum(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeZeroSignOfSums: under round to nearest a float sum is -0
+// exactly when every term is -0, in every order, so the conformant level
+// pins a zero sum's sign as strictly as the strict one: the identity +0
+// that starts a group without self (scatter_reduce and index_reduce with
+// include_self=False, torch_scatter without out, the F# scatter) makes an
+// all -0 group +0 (SEMANTICS.md's experiment 75), and a self of -0 with
+// -0 terms stays -0; beyond the enumerated sizes too (20 terms).
+func TestJudgeZeroSignOfSums(t *testing.T) {
+	nz := float32(math.Copysign(0, -1))
+	f32 := func(v ...float32) scatter.Tensor { return scatter.FromSlice(v) }
+	idx := func(n int) scatter.Tensor { return scatter.FromSlice(make([]int64, n)) }
+	negs := func(n int) scatter.Tensor {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = nz
+		}
+		return f32(v...)
+	}
+	zero := scatter.Ptr(0)
+	cases := []struct {
+		name string
+		call scatter.Call
+		neg  bool // the sum is -0
+	}{
+		{"scatter_reduce/sum/exclude_self/-0", scatter.ScatterReduce{Self: f32(5), Index: idx(1), Src: negs(1), Reduce: scatter.ReduceSum, ExcludeSelf: true}, false},
+		{"scatter_reduce/mean/exclude_self/-0,-0", scatter.ScatterReduce{Self: f32(5), Index: idx(2), Src: negs(2), Reduce: scatter.ReduceMean, ExcludeSelf: true}, false},
+		{"scatter_reduce/sum/self=-0/-0", scatter.ScatterReduce{Self: f32(nz), Index: idx(1), Src: negs(1), Reduce: scatter.ReduceSum}, true},
+		{"scatter_add/self=+0/-0", scatter.ScatterAdd{Self: f32(0), Index: idx(1), Src: negs(1)}, false},
+		{"scatter_add/self=-0/1,-1", scatter.ScatterAdd{Self: f32(nz), Index: idx(2), Src: f32(1, -1)}, false},
+		{"scatter_add/self=-0/20x-0", scatter.ScatterAdd{Self: f32(nz), Index: idx(20), Src: negs(20)}, true},
+		{"scatter_reduce/sum/exclude_self/20x-0", scatter.ScatterReduce{Self: f32(5), Index: idx(20), Src: negs(20), Reduce: scatter.ReduceSum, ExcludeSelf: true}, false},
+		{"index_reduce/mean/exclude_self/-0", scatter.IndexReduce{Self: f32(5), Index: idx(1), Source: negs(1), Reduce: scatter.ReduceMean, ExcludeSelf: true}, false},
+		{"torch_scatter.scatter/sum/-0", scatter.TorchScatter{Src: negs(1), Index: idx(1), Dim: zero, Reduce: scatter.ReduceSum}, false},
+		{"torch_scatter.scatter/sum/out=-0/-0", scatter.TorchScatter{Src: negs(1), Index: idx(1), Dim: zero, Out: f32(nz), Reduce: scatter.ReduceSum}, true},
+		{"tensor.scatter/-0", scatter.TensorScatter{Indices: []scatter.Tensor{{}}, Shape: []int{1}, Src: negs(1)}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := Expect(c.call, scatter.Torch2)
+			if err := e.Err(); err != nil {
+				t.Fatal(err)
+			}
+			want, other := float32(0), nz
+			if c.neg {
+				want, other = nz, 0
+			}
+			if got := scatter.Float64At(e.Result().Out.Data, 0); math.Signbit(got) != c.neg {
+				t.Fatalf("the canonical result is %v, want a zero of sign bit %v", got, c.neg)
+			}
+			for _, lvl := range []scatter.Level{scatter.Strict, scatter.Conformant} {
+				mustConform(t, e, lvl, judgeOut(want), nil, fmt.Sprint(want, " at ", lvl))
+				mustMismatch(t, e, lvl, judgeOut(other), nil, fmt.Sprint(other, " at ", lvl))
+			}
+		})
+	}
+}
