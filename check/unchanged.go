@@ -92,30 +92,36 @@ func diffTensorBits(before, after scatter.Tensor) string {
 	if nb != na {
 		return fmt.Sprintf("backing slice length changed from %d to %d", nb, na)
 	}
-	inView := map[int]bool{}
-	if after.Validate() == nil {
-		for _, p := range after.Positions() {
-			inView[p] = true
-		}
-	}
-	var bad []string
+	var shown []int // the first maxShown changed elements
 	count := 0
 	for i := 0; i < nb; i++ {
 		if scatter.BitsAt(before.Data, i) == scatter.BitsAt(after.Data, i) {
 			continue
 		}
 		count++
-		if len(bad) < maxShown {
-			where := "guard element"
-			if inView[i] {
-				where = "element"
-			}
-			bad = append(bad, fmt.Sprintf("%s at data[%d]: %s became %s", where, i,
-				scatter.FormatAt(before.Data, i), scatter.FormatAt(after.Data, i)))
+		if len(shown) < maxShown {
+			shown = append(shown, i)
 		}
 	}
 	if count == 0 {
 		return ""
+	}
+	// Which of them the view holds: asked only once something changed
+	// (a set of a large tensor's positions costs more than the comparison).
+	inView := make([]bool, nb)
+	if after.Validate() == nil {
+		for _, p := range after.Positions() {
+			inView[p] = true
+		}
+	}
+	bad := make([]string, len(shown))
+	for k, i := range shown {
+		where := "guard element"
+		if inView[i] {
+			where = "element"
+		}
+		bad[k] = fmt.Sprintf("%s at data[%d]: %s became %s", where, i,
+			scatter.FormatAt(before.Data, i), scatter.FormatAt(after.Data, i))
 	}
 	return fmt.Sprintf("%d backing elements changed: %s", count, strings.Join(bad, "; "))
 }
