@@ -34,11 +34,12 @@ const (
 	DupUnique            // distinct along each fiber where the size allows
 	DupNarrow            // one or two values per tensor region: heavy duplication
 	DupSame              // a single value everywhere
+	DupSorted            // uniform, sorted along each fiber: segments, as a CSR or PyG index is
 )
 
-// Duplicates draws a duplicate density, from unique to all-same (or
-// returns Options.Duplicates when set).
-func (g *Drawer) Duplicates() Dup { return g.dups(40, 25, 20, 15) }
+// Duplicates draws a duplicate density, from unique to all-same, or a
+// sorted index (or returns Options.Duplicates when set).
+func (g *Drawer) Duplicates() Dup { return g.dups(40, 25, 20, 15, 12) }
 
 // crowdedDups draws the density of a crowded call's index (Want.Crowded):
 // one or two values per region; Duplicates otherwise.
@@ -141,6 +142,27 @@ func (g *Drawer) indexValues(bs []int, fd, size int, dm Dup) []int64 {
 				perm := distinct(s, size, fl)
 				for i := 0; i < fl; i++ {
 					vals[(o*fl+i)*inner+in] = int64(perm[i])
+				}
+			}
+		}
+	case DupSorted:
+		for i := range vals {
+			vals[i] = int64(s.uniform(size))
+		}
+		if fd < 0 || fd >= len(bs) {
+			slices.Sort(vals)
+			break
+		}
+		outer, fl, inner := scatter.Numel(bs[:fd]), bs[fd], scatter.Numel(bs[fd+1:])
+		fiber := make([]int64, fl)
+		for o := 0; o < outer; o++ {
+			for in := 0; in < inner; in++ {
+				for i := range fiber {
+					fiber[i] = vals[(o*fl+i)*inner+in]
+				}
+				slices.Sort(fiber)
+				for i, v := range fiber {
+					vals[(o*fl+i)*inner+in] = v
 				}
 			}
 		}
@@ -461,7 +483,7 @@ func (g *Drawer) scalar(dt scatter.DType, overflow bool) scatter.Scalar {
 	if overflow && dt != scatter.DTBool && dt != scatter.DTFloat64 {
 		switch {
 		case dt.IsInt():
-			switch g.pick(40, 30, 20, 10) {
+			switch g.pick(30, 25, 15, 20, 10) {
 			case 0:
 				return scatter.Int(hi + 1 + int64(g.IntRange(0, 100)))
 			case 1:
@@ -471,12 +493,26 @@ func (g *Drawer) scalar(dt scatter.DType, overflow bool) scatter.Scalar {
 				return scatter.Int(lo - 1 - int64(g.IntRange(0, 100)))
 			case 2:
 				return scatter.Float(float64(hi) * 4)
+			case 3:
+				// just outside the range, where a check after truncation
+				// toward zero passes: lowest - 0.5 (uint8: -0.5), max + 1
+				return scatter.Float(OneOf(g, float64(lo)-0.5, float64(hi)+1))
 			}
 			return scatter.Float(math.NaN())
-		case dt == scatter.DTFloat16:
-			return scatter.Float(OneOf(g, 70000.0, -1e6, 65520.0))
+		}
+		// Past the dtype's max by less than half an ulp, where a check of
+		// the rounded value passes (c10 checks the double), or a Python int
+		// into float16.
+		switch dt {
+		case scatter.DTFloat16:
+			if g.Chance(30) {
+				return scatter.Int(OneOf(g, int64(100000), int64(-70000), int64(65520)))
+			}
+			return scatter.Float(OneOf(g, 70000.0, -1e6, 65520.0, 65510.0, -65510.0))
+		case scatter.DTBFloat16:
+			return scatter.Float(OneOf(g, 1e39, -3.5e38, 1e300, 3.39e38, -3.39e38))
 		default:
-			return scatter.Float(OneOf(g, 1e39, -3.5e38, 1e300))
+			return scatter.Float(OneOf(g, 1e39, -3.5e38, 1e300, 3.4028235e38, -3.4028235e38))
 		}
 	}
 	switch {
@@ -889,6 +925,9 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 			I = []int{}
 		}
 	}
+	if hasOut && g.Chance(25) {
+		dimSize = scatter.Ptr(g.ignoredDimSize(N)) // (ignored next to out)
+	}
 	var out scatter.Tensor
 	if hasOut {
 		os := slices.Clone(srcShape)
@@ -924,6 +963,13 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 		DimSize: dimSize,
 		Reduce:  reduce,
 	}
+}
+
+// ignoredDimSize draws a dim_size to pass next to out, whose size along
+// dim is n: torch_scatter reads dim_size only without out, so any value,
+// one that disagrees with out or is negative, changes nothing.
+func (g *Drawer) ignoredDimSize(n int) int {
+	return OneOf(g, n, n+g.IntRange(1, 3), n-1, -1)
 }
 
 // torchScatterAddCall draws a torch_scatter 1.x scatter_add call (with
@@ -1018,6 +1064,9 @@ func (g *Drawer) torchScatterAddCall() scatter.Call {
 	}
 	if len(I) == 1 && len(srcShape) > 0 && srcShape[min(d, len(srcShape)-1)] > 0 && I[0] == 0 {
 		I[0] = 1 // an empty 1-d index reads uninitialised memory: not generated
+	}
+	if hasOut && g.Chance(25) {
+		dimSize = scatter.Ptr(g.ignoredDimSize(N)) // (ignored next to out)
 	}
 	var out scatter.Tensor
 	if hasOut && len(srcShape) > 0 {

@@ -149,10 +149,11 @@ func (g *Drawer) badIndexDType() scatter.DType {
 
 // ---- shapes ----
 
-// rank draws a rank in [lo, 4], 1 and 2 most often.
+// rank draws a rank in [lo, 6], 1 and 2 most often, 5 and 6 rarely (past
+// the 4 dimensions a kernel may special-case).
 func (g *Drawer) Rank(lo int) int {
-	ranks := []int{1, 2, 0, 3, 4}
-	weights := []int{30, 30, 8, 20, 12}
+	ranks := []int{1, 2, 0, 3, 4, 5, 6}
+	weights := []int{30, 30, 8, 20, 12, 3, 2}
 	var rs, ws []int
 	for i, r := range ranks {
 		if r >= lo {

@@ -110,7 +110,7 @@ func tsMaxOutIgnored(b scatter.Backend, c scatter.Call) (scatter.Result, error) 
 	alone.Out = scatter.Tensor{}
 	alone.DimSize = scatter.Ptr(x.Out.Shape[d])
 	r1, err1 := b.Run(alone)
-	if err1 != nil || !slices.Equal(r1.Out.Shape, res.Out.Shape) {
+	if err1 != nil || !slices.Equal(r1.Out.Shape, res.Out.Shape) || r1.Out.DType() != x.Out.DType() {
 		return res, err
 	}
 	out := scatter.CloneTensor(r1.Out.Contiguous())
