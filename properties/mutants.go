@@ -150,6 +150,9 @@ var zoo = []mutantEntry{
 	{name: "negative-zero-lost",
 		bug: "float sums add the identity +0.0 to every element of the result, touched or not, so that every -0.0 becomes +0.0",
 		run: negativeZeroLost},
+	{name: "sum-starts-from-first",
+		bug:   "a float sum or mean without self (include_self=False, torch_scatter without out, the F# scatter) starts from its first contribution instead of the identity +0.0, so a group of -0.0 terms gives -0.0",
+		build: sumStartsFromFirst},
 
 	// rounding (mutants_rounding.go)
 	{name: "rounds-toward-zero",
@@ -972,6 +975,38 @@ func negativeZeroLost(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 		}
 	}
 	return scatter.Result{Out: out, Arg: res.Arg}, nil
+}
+
+// sumStartsFromFirst builds the mutant sum-starts-from-first: a float sum
+// or mean whose groups have no self starts each group from its first
+// contribution, not from the identity +0.0 (a segment reduction seeded
+// with its first element), so a group whose every term is -0.0 gives -0.0
+// where PyTorch's +0.0 + -0.0 gives +0.0 (SEMANTICS.md §12 #75); every
+// other sum is the same in both.
+func sumStartsFromFirst(p scatter.Profile) runFunc {
+	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+		res, err := b.Run(c)
+		if err != nil {
+			return res, err
+		}
+		g, ok := reference.Expect(c, p).Folds()
+		if !ok || g.Self || g.Reduce != scatter.ReduceSum && g.Reduce != scatter.ReduceMean ||
+			res.Out.DType() != g.DType || res.Out.NumEl() != g.Init.NumEl() {
+			return res, err
+		}
+		out := scatter.CloneTensor(res.Out.Contiguous())
+		for _, grp := range g.Groups {
+			allNeg := true
+			for _, s := range grp.Srcs {
+				v := scatter.Float64At(g.Src.Data, s)
+				allNeg = allNeg && v == 0 && math.Signbit(v)
+			}
+			if allNeg {
+				scatter.SetFloat(out.Data, grp.Out, math.Copysign(0, -1))
+			}
+		}
+		return scatter.Result{Out: out, Arg: res.Arg}, nil
+	}
 }
 
 // nanSelfDropped builds the mutant nan-self-dropped: scatter_reduce amax
