@@ -32,8 +32,9 @@ type Target = check.Target
 // Cases returns every case of the spec, fresh (no two calls share memory
 // with an earlier result of Cases): the documented examples, the rule pairs,
 // the verified edge cases of SEMANTICS.md §12, the regressions the live
-// differential test found, the sizes cases (large and wide tensors), and
-// the recorded PyTorch fixtures.
+// differential test found, the sizes cases (large and wide tensors), the
+// unseen identities of amax and amin without self, and the recorded
+// PyTorch fixtures.
 func Cases() []Case {
 	var cs []Case
 	cs = append(cs, examples()...)
@@ -41,6 +42,7 @@ func Cases() []Case {
 	cs = append(cs, edgeCases()...)
 	cs = append(cs, regressions()...)
 	cs = append(cs, sizesCases()...)
+	cs = append(cs, identityCases()...)
 	cs = append(cs, fixtureCases()...)
 	return cs
 }
