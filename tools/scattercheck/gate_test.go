@@ -319,6 +319,22 @@ func TestFailureReport(t *testing.T) {
 		}
 	}
 
+	// a call too large to print: notes in the report, the call in full in
+	// its repro folder
+	big := byID["spec/scatter_add/float32/sizes/n=10007/reversed"]
+	if big == nil || big.Status != stFail {
+		t.Fatalf("the sizes case: %+v", big)
+	}
+	if bf := big.Failure; !strings.Contains(bf.Request, "-repro-dir writes it") || !strings.Contains(bf.PyTorch, "not printed") || len(bf.Request) > 300 {
+		t.Errorf("a large call's report prints %d bytes of request, %d of program", len(bf.Request), len(bf.PyTorch))
+	} else if line, err := os.ReadFile(filepath.Join(bf.Repro, "request.jsonl")); err != nil {
+		t.Error(err)
+	} else if _, bc, err := protocol.DecodeCall(bytes.TrimSpace(line)); err != nil || bc.(scatter.ScatterAdd).Src.NumEl() != 10007 {
+		t.Errorf("the repro folder's request.jsonl: %v", err)
+	} else if py, _ := os.ReadFile(filepath.Join(bf.Repro, "repro.py")); !bytes.Contains(py, []byte("np.load")) {
+		t.Errorf("the repro folder's repro.py does not read the .npy files:\n%s", py)
+	}
+
 	// machine reports of a failing run
 	js, ju := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml")
 	if err := writeJSON(js, []*runReport{r}, nil, false); err != nil {

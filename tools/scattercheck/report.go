@@ -147,6 +147,9 @@ type failure struct {
 	level   scatter.Level
 
 	classified bool // classify has run
+	// clipped: the call's request line is longer than maxReportLine, so
+	// Request and PyTorch hold notes (-repro-dir writes the call in full)
+	clipped bool
 	// workload: a workload's failure, one call larger than any drawn
 	// one, which classify compares up to the workloads' own bounds
 	workload bool
@@ -180,6 +183,10 @@ func (r *runReport) conforms(strictXfail bool) bool {
 	return c[stFail] == 0 && c[stUnsup] == 0 && (!strictXfail || c[stXpass] == 0)
 }
 
+// maxReportLine is the longest request line a report prints (a spec case
+// of 10,007 elements has one of about 120 KB, and its program as much).
+const maxReportLine = 64 << 10
+
 // fillDetails completes every failure with its request line and PyTorch
 // program, and the first maxClassified failures (expected ones aside)
 // with the bug they likely are (done once, before any report is
@@ -194,6 +201,12 @@ func (r *runReport) fillDetails() {
 		if f.call != nil && f.Request == "" {
 			f.Request = repro.Line(f.call)
 			f.PyTorch = repro.Program(f.call)
+			if n := len(f.Request); n > maxReportLine {
+				// the report stays readable; -repro-dir writes the call in full
+				f.clipped = true
+				f.Request = fmt.Sprintf("(the request line is %d bytes, over the %d a report prints: -repro-dir writes it, with the call's tensors as .npy files)", n, maxReportLine)
+				f.PyTorch = "(not printed for a call this large: -repro-dir writes a repro.py that reads the call's tensors, which numpy.load reads)"
+			}
 		}
 		if cr.Status == stFail && !f.classified && classified < maxClassified {
 			f.classify()

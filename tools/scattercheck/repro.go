@@ -122,7 +122,7 @@ func writeRepro(folder, name string, r *runReport, cr *caseResult) error {
 	files["scattercheck.json"] = append(js, '\n')
 	files["request.jsonl"] = []byte(f.Request + "\n")
 	files["repro.py"] = []byte(f.PyTorch)
-	if cr.Source == suiteWorkloads {
+	if cr.Source == suiteWorkloads || f.clipped {
 		// the reports print notes for a call this large; its folder
 		// holds the request itself and a program that reads the .npy files
 		files["request.jsonl"] = []byte(workloadLine(f.call) + "\n")
