@@ -26,6 +26,8 @@ both("gather index == size: data [1,2,3] idx [3,0]", "GatherElements", dict(data
 both("gather negative: data [1,2,3] idx [-1]", "GatherElements", dict(data=i64(1,2,3), indices=i64(-1)), axis=0)
 both("gather, index narrower: data 2x3 idx [[2],[0]] axis 1", "GatherElements", dict(data=np.arange(6,dtype=np.int64).reshape(2,3), indices=np.array([[2],[0]],np.int64)), axis=1)
 both("gather, index shorter on other dim: data 2x3 idx [[2,0,1]] axis 1", "GatherElements", dict(data=np.arange(6,dtype=np.int64).reshape(2,3), indices=np.array([[2,0,1]],np.int64)), axis=1)
+both("gather along a dimension of 63: idx [62]", "GatherElements", dict(data=np.arange(63,dtype=np.int64), indices=i64(62)), axis=0)
+both("gather along a dimension of 64: idx [63]", "GatherElements", dict(data=np.arange(64,dtype=np.int64), indices=i64(63)), axis=0)
 both("gather, empty data [0,2] idx [[0,0]] axis 0", "GatherElements", dict(data=np.zeros((0,2),np.float32), indices=np.zeros((1,2),np.int64)), axis=0)
 # 16-bit sums and products: onnx.reference rounds in float16 at every step; PyTorch 2.14.1
 # (tools/torchenv/run sid) accumulates in float32 and rounds once: 2058 and -2250.

@@ -16,6 +16,8 @@ show("put_along_axis([1,1], [0,0], [5,nan], 'amax')", lambda: put(f32(1, 1), i64
 show("put_along_axis([1,1], [0,0], [nan,-5], 'amin')", lambda: put(f32(1, 1), i64(0, 0), f32(nan, -5), "amin"))
 show("put_along_axis([nan,1], [0], [1], 'amax')", lambda: put(f32(nan, 1), i64(0), f32(1), "amax"))
 show("paddle.maximum(nan, 5.)  (Paddle's own maximum)", lambda: paddle.maximum(f32(nan), f32(5)))
+show("put_along_axis([5], [0], [-0.], 'add', include_self=False)", lambda: put(f32(5), i64(0), f32(-0.0), "add", False))
+show("put_along_axis([5], [0], [-0.], 'mean', include_self=False)", lambda: put(f32(5), i64(0), f32(-0.0), "mean", False))
 show("take_along_axis(float32[0], [0], 0)", lambda: paddle.take_along_axis(paddle.zeros([0], "float32"), i64(0), 0, broadcast=False))
 show("take_along_axis(int64[0], [0, 0, 0], 0)", lambda: paddle.take_along_axis(paddle.zeros([0], "int64"), i64(0, 0, 0), 0, broadcast=False))
 show("take_along_axis(float32[2,0], [[0],[0]], 1)", lambda: paddle.take_along_axis(paddle.zeros([2, 0], "float32"), T([[0], [0]], np.int64), 1, broadcast=False))

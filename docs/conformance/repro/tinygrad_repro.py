@@ -23,6 +23,8 @@ show("float32 [1,-0.].scatter_reduce(0, [0], [2], 'sum')  (untouched -0.)", lamb
 show("float32 [1,-0.].scatter(0, [0], 2., reduce='add')", lambda: f32(1, -0.0).scatter(0, I(0), 2.0, reduce="add"))
 show("float64 [[-0.,1,-0.,1]].scatter_reduce(1, [[1,3,1]], ones, 'mean', include_self=False)",
      lambda: Tensor(np.array([[-0.0, 1, -0.0, 1]])).scatter_reduce(1, Tensor(np.array([[1, 3, 1]])), Tensor(np.ones((1, 3))), "mean", include_self=False))
+show("float32 [5].scatter_reduce(0, [0], [-0.], 'sum', include_self=False)", lambda: f32(5).scatter_reduce(0, I(0), f32(-0.0), "sum", include_self=False))
+show("float32 [5].scatter_reduce(0, [0], [-0.], 'mean', include_self=False)", lambda: f32(5).scatter_reduce(0, I(0), f32(-0.0), "mean", include_self=False))
 show("float32 [nan,1].scatter_reduce(0, [0], [7], 'amax')", lambda: f32(nan, 1).scatter_reduce(0, I(0), f32(7), "amax"))
 show("float32 [1,1].scatter_reduce(0, [0,0], [nan,7], 'amax')", lambda: f32(1, 1).scatter_reduce(0, I(0, 0), f32(nan, 7), "amax"))
 show("float32 [1,nan].scatter_reduce(0, [0], [2], 'amin')  (untouched nan)", lambda: f32(1, nan).scatter_reduce(0, I(0), f32(2), "amin"))
