@@ -337,8 +337,12 @@ func (a *alternative) answer(sc soundCase) scatter.Result {
 		if sc.reduce == scatter.ReduceProd {
 			id = 1
 		}
-		if !g.self && a.rng.IntN(2) == 0 {
-			vals = append([]float64{id}, vals...) // start from the identity, as PyTorch does
+		if !g.self {
+			// start from the identity, as PyTorch does, at a random place
+			// of the order or tree: 0 + x and 1 · x are exact, and the +0
+			// makes a group of -0 terms +0 (starting from the first
+			// contribution instead is the mutant sum-starts-from-first)
+			vals = append([]float64{id}, vals...)
 		}
 		v := a.fold(sc.reduce, vals)
 		if a.truncate {
