@@ -511,8 +511,9 @@ func runTarget(b scatter.Backend, client *protocol.Client, cfg *gateConfig, p sc
 	}
 	if cfg.ops != nil {
 		// -ops narrows what the parts draw: the properties' invariants
-		// pick among the claimed operations.
-		var ops []scatter.Op
+		// pick among the claimed operations. None in common is an empty
+		// claim, not a nil one (which claims every operation).
+		ops := []scatter.Op{}
 		for _, op := range cfg.ops {
 			if info.Ops == nil || slices.Contains(info.Ops, op) {
 				ops = append(ops, op)

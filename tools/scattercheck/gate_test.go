@@ -484,3 +484,31 @@ func TestSeedReproducible(t *testing.T) {
 		t.Errorf("two runs with -seed 7 found\n%s\n%s", lines[0], lines[1])
 	}
 }
+
+// scatterOnly claims plain scatter alone.
+type scatterOnly struct{ scatter.Backend }
+
+func (b scatterOnly) Info() scatter.Info {
+	return scatter.Info{Name: "scatter-only", Version: "1", Ops: []scatter.Op{scatter.OpScatter}}
+}
+
+// TestOpsOutsideTheClaims: -ops naming only operations the implementation
+// does not claim runs nothing of them (every case skipped, saying why),
+// never fails them as unsupported; the run fails as one that checked
+// nothing.
+func TestOpsOutsideTheClaims(t *testing.T) {
+	cfg := parseConfig(t, "-ops", "gather,scatter_add", "-suites", "spec,random,properties", "-checks", "5", "-properties-tier", "short")
+	r := runTarget(scatterOnly{reference.New(scatter.Torch2)}, nil, cfg, scatter.Torch2)
+	for _, cr := range r.Cases {
+		if cr.Status != stSkip {
+			t.Errorf("%s: %s, want skipped", cr.ID, cr.Status)
+		}
+	}
+	if len(r.Cases) == 0 {
+		t.Fatal("no case reported")
+	}
+	checkNothingPassed([]*runReport{r}, nil)
+	if r.conforms(false) {
+		t.Error("a run that checked nothing conforms")
+	}
+}
