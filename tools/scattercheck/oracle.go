@@ -69,7 +69,7 @@ func (v *lineView) UnmarshalJSON(b []byte) error {
 func runOracle(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scattercheck oracle", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	profile := fs.String("profile", "torch-2", "the default truth: torch-2 or torch-1.13 (a request's \"profile\" overrides it)")
+	profile := fs.String("profile", "torch-2", "the default truth: torch-2, torch-2.6 or torch-1.13 (a request's \"profile\" overrides it)")
 	level := fs.String("level", "conformant", "the default level of \"allowed\": conformant or strict (a request's \"level\" overrides it)")
 	allowed := fs.Bool("allowed", true, "add the per-element allowed sets to every answer (a request's \"allowed\" overrides it)")
 	allowedMax := fs.Int("allowed-max", defaultAllowedMax, "give per-element allowed sets only for results with at most this many elements")
@@ -111,7 +111,16 @@ func (o *oracle) answer(line []byte) []byte {
 		return protocol.EncodeError(req.ID, err)
 	}
 	var ext oracleExt
-	_ = json.Unmarshal(line, &ext) // DecodeRequest parsed the line: it is an object
+	// DecodeRequest parsed the line, an object: what can fail here is an
+	// extension field of the wrong type ("allowed":"true", "profile":5)
+	if err := json.Unmarshal(line, &ext); err != nil {
+		msg := "an extension field has the wrong type"
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			msg = fmt.Sprintf("%q must be a JSON %s, got a JSON %s", te.Field, te.Type.Kind(), te.Value)
+		}
+		return protocol.EncodeError(req.ID, scatter.Errorf(scatter.ErrInvalidArgument, "%s", msg))
+	}
 	prof, lvl, allowed := o.profile, o.level, o.allowed
 	if ext.Profile != nil {
 		if prof, err = scatter.ParseProfile(*ext.Profile); err != nil {

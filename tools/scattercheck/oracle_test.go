@@ -118,6 +118,8 @@ func TestOracleService(t *testing.T) {
 		`{"id":16,"op":"judge","call":`+gatherReq+`,"answer":[1]}`,
 		`{"id":17,"op":"judge","call":`+gatherReq+`,"answer":{"id":"a", "out":{"dtype":"float32","shape":[1],"data":"AAAAQA=="}}}`,
 		`{"id":18,"op":"judge","call":`+gatherReq+`,"answer":{"out":{"dtype":"float32","shape":[1],"data":"AAAAQA=="},"id":null }}`,
+		request(t, 19, sum, `"allowed":"true"`),
+		request(t, 20, sum, `"profile":5`),
 	)
 	if a := answers[0]; a.Kind != protocol.AnswerHello || a.Name != "scattercheck-oracle" || len(a.Ops) != len(scatter.Ops) || !a.Deterministic {
 		t.Errorf("hello: %+v", a)
@@ -190,6 +192,12 @@ func TestOracleService(t *testing.T) {
 	}
 	if answers[10].Kind != protocol.AnswerError || answers[10].ID != 10 {
 		t.Errorf("malformed: %+v", answers[10])
+	}
+	// 19, 20: an extension field of the wrong type is an error, not ignored
+	for _, k := range []int{19, 20} {
+		if a := answers[k]; a.Kind != protocol.AnswerError || a.Err.Code != scatter.ErrInvalidArgument || !strings.Contains(a.Err.Error(), "must be a JSON") {
+			t.Errorf("answer %d (a field of the wrong type): %+v", k, a)
+		}
 	}
 	if answers[11].Kind != protocol.AnswerError || answers[11].Err.Code != scatter.ErrInvalidArgument {
 		t.Errorf("bad profile: %+v", answers[11])
