@@ -59,19 +59,21 @@ func budgetFlags(fs *flag.FlagSet) *requestBudget {
 	return b
 }
 
-// callCost is the estimate of what the oracle needs for a call.
+// callCost is the estimate of what the oracle needs for a call. Its sums
+// are in float64: a request can declare sizes up to 2^63, whose products
+// with the per-element costs would wrap an int64 (to 0 or below, and pass).
 type callCost struct {
 	contributions int64
 	results       int64
-	inputBytes    int64
+	inputBytes    float64
 }
 
-func (c callCost) bytes() int64 {
-	return bytesPerContribution*c.contributions + bytesPerResultElement*c.results + 2*c.inputBytes
+func (c callCost) bytes() float64 {
+	return bytesPerContribution*float64(c.contributions) + bytesPerResultElement*float64(c.results) + 2*c.inputBytes
 }
 
 func (c callCost) seconds() float64 {
-	return float64(c.contributions+c.results) / contributionsPerSecond
+	return (float64(c.contributions) + float64(c.results)) / contributionsPerSecond
 }
 
 // estimate returns the cost of call c, without allocating anything of its
@@ -85,7 +87,7 @@ func estimate(c scatter.Call) callCost {
 			continue
 		}
 		if dt := t.DType(); dt.Valid() {
-			cost.inputBytes += n * int64(dt.Size())
+			cost.inputBytes += float64(n) * float64(dt.Size())
 		}
 		if strings.HasPrefix(name, "index") || strings.HasPrefix(name, "indices") {
 			indexEls += n
@@ -107,13 +109,12 @@ func (b *requestBudget) refuse(c scatter.Call) string {
 	}
 	cost := estimate(c)
 	var over []string
-	if b.maxBytes > 0 && cost.bytes() > b.maxBytes {
+	if b.maxBytes > 0 && cost.bytes() > float64(b.maxBytes) {
 		over = append(over, fmt.Sprintf("about %s of memory, over the budget of %s (-max-request-memory raises it)",
-			memSize(cost.bytes()), memSize(b.maxBytes)))
+			memSize(cost.bytes()), memSize(float64(b.maxBytes))))
 	}
 	if s := cost.seconds(); b.maxTime > 0 && s > b.maxTime.Seconds() {
-		over = append(over, fmt.Sprintf("about %v, over the budget of %v (-max-request-time raises it)",
-			time.Duration(s*float64(time.Second)).Round(time.Second), b.maxTime))
+		over = append(over, fmt.Sprintf("about %s, over the budget of %v (-max-request-time raises it)", duration(s), b.maxTime))
 	}
 	if over == nil {
 		return ""
@@ -122,15 +123,26 @@ func (b *requestBudget) refuse(c scatter.Call) string {
 		cost.contributions, cost.results, memSize(cost.inputBytes), strings.Join(over, ", and "))
 }
 
-// memSize writes a byte count with a binary unit.
-func memSize(n int64) string {
+// memSize writes a byte count with a binary unit (TiB at most).
+func memSize(n float64) string {
 	switch {
+	case n >= 1<<40:
+		return fmt.Sprintf("%.3g TiB", n/(1<<40))
 	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+		return fmt.Sprintf("%.1f GiB", n/(1<<30))
 	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+		return fmt.Sprintf("%.1f MiB", n/(1<<20))
 	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+		return fmt.Sprintf("%.1f KiB", n/(1<<10))
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Sprintf("%d bytes", int64(n))
+}
+
+// duration writes s seconds as a time.Duration does, or in years past
+// what one holds.
+func duration(s float64) string {
+	if s < 1e9 {
+		return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+	}
+	return fmt.Sprintf("%.3g years", s/(365.25*24*3600))
 }

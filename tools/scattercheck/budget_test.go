@@ -99,3 +99,33 @@ func FuzzOracleRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestBudgetHugeSizes: sizes near 2^63 (a torch_scatter dim_size, an F#
+// shape) are declined with positive figures: the estimate's products do
+// not wrap around, to a cost of 0 or below that would pass.
+func TestBudgetHugeSizes(t *testing.T) {
+	b := &requestBudget{maxBytes: defaultMaxRequestMemory}
+	src := `"src":{"dtype":"float32","shape":[1],"data":"AACAPw=="},"index":{"dtype":"int64","shape":[1],"data":"AAAAAAAAAAA="},"dim":0`
+	for _, line := range []string{
+		`{"id":1,"op":"torch_scatter.scatter",` + src + `,"dim_size":4611686018427387904}`,
+		`{"id":2,"op":"torch_scatter.scatter",` + src + `,"dim_size":9223372036854775807}`,
+		`{"id":3,"op":"tensor.scatter","src":{"dtype":"float32","shape":[1],"data":"AACAPw=="},"indices":[{"dtype":"int64","shape":[1],"data":"AAAAAAAAAAA="}],"shape":[4611686018427387904]}`,
+	} {
+		req, err := protocol.DecodeRequest([]byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		c, err := req.ToCall()
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		why := b.refuse(c)
+		if !strings.Contains(why, "TiB of memory") || strings.Contains(why, "about -") {
+			t.Errorf("request %d: %q", req.ID, why)
+		}
+		timed := &requestBudget{maxTime: defaultMaxRequestSeconds * 1e9}
+		if why := timed.refuse(c); !strings.Contains(why, "years") {
+			t.Errorf("request %d, time budget alone: %q", req.ID, why)
+		}
+	}
+}
