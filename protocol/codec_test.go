@@ -553,6 +553,11 @@ func TestDecodeCallRejects(t *testing.T) {
 	if id != 43 {
 		t.Errorf("id of a malformed call: %d, want 43", id)
 	}
+	// an id past int64 is no id the client sent: 0, not int64's max
+	id, _, _ = DecodeCall([]byte(`{"id":9223372036854775808,"op":"gather","dim":"x"}`))
+	if id != 0 {
+		t.Errorf("id past int64 of a malformed call: %d, want 0", id)
+	}
 	// Calls the protocol cannot express.
 	x := scatter.FromSlice([]float32{1})
 	ix1 := scatter.FromSlice([]int64{0})

@@ -552,13 +552,17 @@ func isBase64Text(s string) bool {
 var leadingIDRE = regexp.MustCompile(`^\s*\{\s*"id"\s*:\s*(-?[0-9]{1,19})\s*[,}]`)
 
 // leadingID returns the id of a malformed line that starts as requests
-// do, with {"id":N, and 0 otherwise, so that its error answer can carry it.
+// do, with {"id":N, and 0 otherwise (N outside int64 too: no id the
+// client sent), so that its error answer can carry it.
 func leadingID(line []byte) int64 {
 	m := leadingIDRE.FindSubmatch(line)
 	if m == nil {
 		return 0
 	}
-	id, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	id, err := strconv.ParseInt(string(m[1]), 10, 64)
+	if err != nil {
+		return 0
+	}
 	return id
 }
 
