@@ -155,14 +155,20 @@ func maxOf(vals []int64) int64 {
 }
 
 // outputTooLarge records ErrInvalidArgument if a tensor of shape would have
-// more than maxOutputElems elements, and reports whether it did.
+// more than maxOutputElems elements, and reports whether it did. The
+// error is the reference's limit, not PyTorch's rule: Expectation.Declined
+// names it, so that a caller can decline the call instead of requiring an
+// error (PyTorch allocates such an output where memory allows).
 func outputTooLarge(e *errs, shape []int) bool {
 	if numel(shape) > maxOutputElems {
-		e.add(scatter.ErrInvalidArgument, "the reference does not allocate an output of shape %v (more than %d elements)", shape, maxOutputElems)
+		e.add(scatter.ErrInvalidArgument, declinedPrefix+"an output of shape %v (more than %d elements)", shape, maxOutputElems)
 		return true
 	}
 	return false
 }
+
+// declinedPrefix starts the message of the error outputTooLarge records.
+const declinedPrefix = "the reference does not allocate "
 
 // dimPositions returns, for every row-major position of shape, its
 // coordinate along dim.

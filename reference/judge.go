@@ -3,6 +3,7 @@ package reference
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/scatterconf/scatter"
@@ -79,6 +80,22 @@ func failingExpectation(c scatter.Call, prof scatter.Profile, es errs) *Expectat
 		codes = []scatter.Code{scatter.ErrInvalidArgument}
 	}
 	return &Expectation{call: c, prof: prof, errs: es, codes: codes}
+}
+
+// Declined returns why the reference cannot judge the call, or "": its
+// output would pass the reference's own size limit (2^24 elements, for the
+// outputs it allocates itself: torch_scatter's, the F# library's), where
+// PyTorch would allocate it. The Expectation then requires
+// ErrInvalidArgument, which is the reference's limit and not PyTorch's
+// outcome: a caller that can say "not judged" (the oracle answers
+// unsupported) should.
+func (e *Expectation) Declined() string {
+	for _, x := range e.errs {
+		if x.Code == scatter.ErrInvalidArgument && strings.HasPrefix(x.Msg, declinedPrefix) {
+			return x.Msg
+		}
+	}
+	return ""
 }
 
 // newExpectation is the expectation of a call that succeeds with plan p and

@@ -601,3 +601,21 @@ func TestJudgeZeroSignOfSums(t *testing.T) {
 		})
 	}
 }
+
+// TestJudgeDeclined: an output past the reference's own limit is declined
+// (Declined names it); a rule PyTorch enforces is not.
+func TestJudgeDeclined(t *testing.T) {
+	src, idx := scatter.FromSlice([]float32{1}), scatter.FromSlice([]int64{0})
+	big := Expect(scatter.TorchScatterAdd{Src: src, Index: idx, Dim: scatter.Ptr(0), DimSize: scatter.Ptr(maxOutputElems + 1)}, scatter.Torch2)
+	if why := big.Declined(); !strings.Contains(why, "does not allocate") {
+		t.Errorf("an output of 2^24+1 elements: Declined %q", why)
+	}
+	small := Expect(scatter.TorchScatterAdd{Src: src, Index: idx, Dim: scatter.Ptr(0), DimSize: scatter.Ptr(maxOutputElems)}, scatter.Torch2)
+	if why := small.Declined(); why != "" || small.Err() != nil {
+		t.Errorf("an output of 2^24 elements: Declined %q, err %v", why, small.Err())
+	}
+	oob := Expect(scatter.Gather{Input: src, Index: scatter.FromSlice([]int64{5})}, scatter.Torch2)
+	if why := oob.Declined(); why != "" {
+		t.Errorf("an index out of range: Declined %q", why)
+	}
+}

@@ -129,3 +129,19 @@ func TestBudgetHugeSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestOracleDeclinesPastTheReferencesLimit: with the budget raised, a
+// torch_scatter output of more than 2^24 elements (the reference's own
+// limit; PyTorch allocates it) is answered unsupported, for the call and
+// for a judge request, never with an error PyTorch would not raise.
+func TestOracleDeclinesPastTheReferencesLimit(t *testing.T) {
+	call := `{"op":"torch_scatter.scatter_add","src":{"dtype":"float32","shape":[1],"data":"AACAPw=="},"index":{"dtype":"int64","shape":[1],"data":"AAAAAAAAAAA="},"dim":0,"dim_size":16777217}`
+	answers, _ := oracleSession(t, []string{"-max-request-memory", "8589934592"},
+		`{"id":1,`+call[1:],
+		`{"id":2,"op":"judge","call":`+call+`,"answer":{"error":{"kind":"invalid_argument","message":"x"}}}`)
+	for _, a := range answers {
+		if a.Kind != protocol.AnswerUnsupported || !strings.Contains(a.Err.Error(), "declined: the reference does not allocate") {
+			t.Errorf("answer %d: %v %v", a.ID, a.Kind, a.Err)
+		}
+	}
+}

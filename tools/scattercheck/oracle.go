@@ -157,6 +157,9 @@ func (o *oracle) answer(line []byte) []byte {
 // call answers an operation: the reference's outcome and what conforms.
 func (o *oracle) call(id int64, c scatter.Call, prof scatter.Profile, lvl scatter.Level, allowed bool) []byte {
 	exp := reference.Expect(c, prof) // the one fold: its result is the answer
+	if why := exp.Declined(); why != "" {
+		return protocol.EncodeUnsupported(id, "declined: "+why+"; PyTorch allocates it where memory allows, so the oracle cannot say what conforms")
+	}
 	if codes := exp.Codes(); codes != nil {
 		err := exp.Err()
 		if err == nil || scatter.CodeOf(err) != codes[0] {
@@ -377,7 +380,11 @@ func (o *oracle) judge(req *protocol.Request, ext oracleExt, prof scatter.Profil
 	default:
 		return fail("answer is a %v answer, not a result, error or unsupported", ans.Kind)
 	}
-	jerr := reference.Expect(c, prof).Check(lvl, res, runErr)
+	exp := reference.Expect(c, prof)
+	if why := exp.Declined(); why != "" {
+		return protocol.EncodeUnsupported(req.ID, "declined: "+why+"; PyTorch allocates it where memory allows, so the oracle cannot judge the answer")
+	}
+	jerr := exp.Check(lvl, res, runErr)
 	out := []byte(fmt.Sprintf(`{"id":%d,"conforms":%v}`, req.ID, jerr == nil))
 	kv := []any{"profile", prof.String(), "level", lvl.String()}
 	var m *reference.Mismatch
