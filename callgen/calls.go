@@ -136,15 +136,12 @@ func (g *Drawer) indexValues(bs []int, fd, size int, dm Dup) []int64 {
 			}
 			break
 		}
-		outer, fl, inner := scatter.Numel(bs[:fd]), bs[fd], scatter.Numel(bs[fd+1:])
-		for o := 0; o < outer; o++ {
-			for in := 0; in < inner; in++ {
-				perm := distinct(s, size, fl)
-				for i := 0; i < fl; i++ {
-					vals[(o*fl+i)*inner+in] = int64(perm[i])
-				}
+		eachFiber(bs, fd, func(at []int) {
+			perm := distinct(s, size, len(at))
+			for i, p := range at {
+				vals[p] = int64(perm[i])
 			}
-		}
+		})
 	case DupSorted:
 		for i := range vals {
 			vals[i] = int64(s.uniform(size))
@@ -153,25 +150,37 @@ func (g *Drawer) indexValues(bs []int, fd, size int, dm Dup) []int64 {
 			slices.Sort(vals)
 			break
 		}
-		outer, fl, inner := scatter.Numel(bs[:fd]), bs[fd], scatter.Numel(bs[fd+1:])
-		fiber := make([]int64, fl)
-		for o := 0; o < outer; o++ {
-			for in := 0; in < inner; in++ {
-				for i := range fiber {
-					fiber[i] = vals[(o*fl+i)*inner+in]
-				}
-				slices.Sort(fiber)
-				for i, v := range fiber {
-					vals[(o*fl+i)*inner+in] = v
-				}
+		fiber := make([]int64, bs[fd])
+		eachFiber(bs, fd, func(at []int) {
+			for i, p := range at {
+				fiber[i] = vals[p]
 			}
-		}
+			slices.Sort(fiber)
+			for i, p := range at {
+				vals[p] = fiber[i]
+			}
+		})
 	default:
 		for i := range vals {
 			vals[i] = int64(s.uniform(size))
 		}
 	}
 	return vals
+}
+
+// eachFiber calls f once per fiber of a row-major tensor of shape bs along
+// dimension fd, with the positions of its elements in order along fd.
+func eachFiber(bs []int, fd int, f func(at []int)) {
+	outer, fl, inner := scatter.Numel(bs[:fd]), bs[fd], scatter.Numel(bs[fd+1:])
+	at := make([]int, fl)
+	for o := 0; o < outer; o++ {
+		for in := 0; in < inner; in++ {
+			for i := range at {
+				at[i] = (o*fl+i)*inner + in
+			}
+			f(at)
+		}
+	}
 }
 
 // distinct returns k values in [0, size): distinct while k <= size, then

@@ -154,11 +154,22 @@ func (o *oracle) answer(line []byte) []byte {
 	return o.call(req.ID, c, prof, lvl, allowed)
 }
 
+// declined returns the unsupported answer to a call past the reference's
+// own limits (Expectation.Declined), or nil: the oracle cannot say what
+// conforms there, nor judge an answer.
+func declined(id int64, exp *reference.Expectation) []byte {
+	why := exp.Declined()
+	if why == "" {
+		return nil
+	}
+	return protocol.EncodeUnsupported(id, "declined: "+why+"; PyTorch allocates it where memory allows, so the oracle cannot say what conforms")
+}
+
 // call answers an operation: the reference's outcome and what conforms.
 func (o *oracle) call(id int64, c scatter.Call, prof scatter.Profile, lvl scatter.Level, allowed bool) []byte {
 	exp := reference.Expect(c, prof) // the one fold: its result is the answer
-	if why := exp.Declined(); why != "" {
-		return protocol.EncodeUnsupported(id, "declined: "+why+"; PyTorch allocates it where memory allows, so the oracle cannot say what conforms")
+	if line := declined(id, exp); line != nil {
+		return line
 	}
 	if codes := exp.Codes(); codes != nil {
 		err := exp.Err()
@@ -381,8 +392,8 @@ func (o *oracle) judge(req *protocol.Request, ext oracleExt, prof scatter.Profil
 		return fail("answer is a %v answer, not a result, error or unsupported", ans.Kind)
 	}
 	exp := reference.Expect(c, prof)
-	if why := exp.Declined(); why != "" {
-		return protocol.EncodeUnsupported(req.ID, "declined: "+why+"; PyTorch allocates it where memory allows, so the oracle cannot judge the answer")
+	if line := declined(req.ID, exp); line != nil {
+		return line
 	}
 	jerr := exp.Check(lvl, res, runErr)
 	out := []byte(fmt.Sprintf(`{"id":%d,"conforms":%v}`, req.ID, jerr == nil))

@@ -205,7 +205,7 @@ func (r *runReport) fillDetails() {
 				// the report stays readable; -repro-dir writes the call in full
 				f.clipped = true
 				f.Request = fmt.Sprintf("(the request line is %d bytes, over the %d a report prints: -repro-dir writes it, with the call's tensors as .npy files)", n, maxReportLine)
-				f.PyTorch = "(not printed for a call this large: -repro-dir writes a repro.py that reads the call's tensors, which numpy.load reads)"
+				f.PyTorch = "(not printed for a call this large: -repro-dir writes a repro.py that loads the call's tensors from its .npy files)"
 			}
 		}
 		if cr.Status == stFail && !f.classified && classified < maxClassified {
