@@ -266,20 +266,11 @@ func (b *budget) tensor(w Tensor, name string) (scatter.Tensor, error) {
 	if enc := base64.StdEncoding.EncodedLen(nbytes); len(w.Data) != enc {
 		return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: data has %d base64 characters, %s needs %d", name, len(w.Data), what, enc)
 	}
-	// DecodedLen is at most nbytes+2: the check above bounds it.
-	raw := make([]byte, base64.StdEncoding.DecodedLen(len(w.Data)))
-	got, err := base64.StdEncoding.Strict().Decode(raw, []byte(w.Data))
-	if err != nil {
-		return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: malformed base64 data: %v", name, err)
-	}
-	if got != nbytes {
-		return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: data holds %d bytes, %s needs %d", name, got, what, nbytes)
-	}
-	b.left -= int64(nbytes)
-	data, err := fromBytes(dt, raw[:nbytes], n)
+	data, err := decodeElements(dt, w.Data, n)
 	if err != nil {
 		return scatter.Tensor{}, scatter.Errorf(scatter.ErrInvalidArgument, "%s: %s", name, msgOf(err))
 	}
+	b.left -= int64(nbytes)
 	t := scatter.Tensor{Shape: append(make([]int, 0, len(w.Shape)), w.Shape...), Data: data}
 	if w.Strides != nil {
 		t.Strides = append(make([]int, 0, len(w.Strides)), w.Strides...)
@@ -311,77 +302,6 @@ func storageLen(shape, strides []int, numel int) (int, error) {
 		last += (shape[d] - 1) * st
 	}
 	return last + 1, nil
-}
-
-// fromBytes returns the n elements of type dt held little-endian in raw,
-// whose length the caller has checked.
-func fromBytes(dt scatter.DType, raw []byte, n int) (any, error) {
-	le := binary.LittleEndian
-	switch dt {
-	case scatter.DTBool:
-		d := make([]bool, n)
-		for i, c := range raw {
-			switch c {
-			case 0:
-			case 1:
-				d[i] = true
-			default:
-				return nil, scatter.Errorf(scatter.ErrInvalidArgument, "bool element %d is the byte %d, not 0 or 1", i, c)
-			}
-		}
-		return d, nil
-	case scatter.DTUint8:
-		return append(make([]uint8, 0, n), raw...), nil
-	case scatter.DTInt8:
-		d := make([]int8, n)
-		for i, c := range raw {
-			d[i] = int8(c)
-		}
-		return d, nil
-	case scatter.DTInt16:
-		d := make([]int16, n)
-		for i := range d {
-			d[i] = int16(le.Uint16(raw[2*i:]))
-		}
-		return d, nil
-	case scatter.DTInt32:
-		d := make([]int32, n)
-		for i := range d {
-			d[i] = int32(le.Uint32(raw[4*i:]))
-		}
-		return d, nil
-	case scatter.DTInt64:
-		d := make([]int64, n)
-		for i := range d {
-			d[i] = int64(le.Uint64(raw[8*i:]))
-		}
-		return d, nil
-	case scatter.DTFloat16:
-		d := make([]scatter.Float16, n)
-		for i := range d {
-			d[i] = scatter.Float16(le.Uint16(raw[2*i:]))
-		}
-		return d, nil
-	case scatter.DTBFloat16:
-		d := make([]scatter.BFloat16, n)
-		for i := range d {
-			d[i] = scatter.BFloat16(le.Uint16(raw[2*i:]))
-		}
-		return d, nil
-	case scatter.DTFloat32:
-		d := make([]float32, n)
-		for i := range d {
-			d[i] = math.Float32frombits(le.Uint32(raw[4*i:]))
-		}
-		return d, nil
-	case scatter.DTFloat64:
-		d := make([]float64, n)
-		for i := range d {
-			d[i] = math.Float64frombits(le.Uint64(raw[8*i:]))
-		}
-		return d, nil
-	}
-	return nil, scatter.Errorf(scatter.ErrInvalidArgument, "invalid dtype %v", dt)
 }
 
 // msgOf returns the message of a *scatter.Error, or err's text.
