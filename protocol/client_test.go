@@ -394,14 +394,14 @@ func TestServe(t *testing.T) {
 			t.Errorf("answer %d: %s (%v)", i, lines[i], err)
 		}
 	}
-	// A line over the limit is answered and skipped.
+	// A line over the limit is answered, with its id, and skipped.
 	out.Reset()
 	long := `{"id":1,"op":"gather","pad":"` + strings.Repeat("x", 300) + `"}` + "\n" + `{"id":2,"op":"hello"}` + "\n"
 	if err := (&Server{Backend: helperBackend{}, Limits: Limits{MaxLineBytes: 100}}).Serve(strings.NewReader(long), &out); err != nil {
 		t.Fatal(err)
 	}
 	lines = strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], "invalid_argument") || !strings.Contains(lines[1], `"id":2,"protocol":1`) {
+	if len(lines) != 2 || !strings.Contains(lines[0], `{"id":1,"error":{"kind":"invalid_argument"`) || !strings.Contains(lines[1], `"id":2,"protocol":1`) {
 		t.Fatalf("long line: %q", lines)
 	}
 }

@@ -1,9 +1,7 @@
 package protocol
 
 import (
-	"bufio"
 	"encoding/base64"
-	"io"
 
 	"github.com/scatterconf/scatter"
 )
@@ -177,34 +175,4 @@ func broadcastBound(shapes [][]int) int {
 		n *= size
 	}
 	return n
-}
-
-// readAnswer returns the next line without its newline. A line longer
-// than max is not read past max: ErrLineTooLong at once, so that a peer
-// that never ends its line costs max bytes, not memory without bound.
-func readAnswer(br *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		body := chunk
-		if err == nil {
-			body = chunk[:len(chunk)-1]
-		}
-		if len(line)+len(body) > max {
-			return nil, ErrLineTooLong
-		}
-		line = append(line, body...)
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF:
-			if len(line) == 0 {
-				return nil, io.EOF
-			}
-			return line, nil
-		case err != nil:
-			return nil, err
-		}
-		return line, nil
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -51,16 +52,26 @@ func Serve(r io.Reader, w io.Writer, b scatter.Backend) error {
 // starts with "panic:", and logged with its stack. Blank lines are
 // skipped. Serve returns nil when r ends.
 func (s *Server) Serve(r io.Reader, w io.Writer) error {
-	return ServeLines(r, w, s.Limits.maxLine(), s.answer, func(err error) { s.logf("protocol: %v", err) })
+	return ServeLines(r, w, s.Limits.maxLine(), s.answer, func(err *LineTooLongError) []byte {
+		s.logf("protocol: %v", err)
+		return err.Answer()
+	})
 }
+
+// collectAfter is the line length past which ServeLines collects the
+// garbage of reading a line before answering it.
+const collectAfter = 64 << 20
 
 // ServeLines is the loop of a protocol server: it reads request lines of
 // at most max bytes from r and writes answer(line) and a newline for each
 // on w, in order, flushing after each, until r ends (nil) or reading or
-// writing fails (that error). Blank lines are skipped; a line longer than
-// max is answered with an invalid_argument error and reported to tooLong
-// (which may be nil).
-func ServeLines(r io.Reader, w io.Writer, max int, answer func(line []byte) []byte, tooLong func(error)) error {
+// writing fails (that error). Blank lines are skipped. A line longer than
+// max is answered with tooLong(err), or where tooLong is nil with
+// err.Answer(): an invalid_argument error with the id the line starts
+// with. After reading a line of more than 64 MiB it runs the garbage
+// collector before answering, so that the answer's allocations (the
+// line's tensors) reuse the memory of reading it instead of adding to it.
+func ServeLines(r io.Reader, w io.Writer, max int, answer func(line []byte) []byte, tooLong func(err *LineTooLongError) []byte) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	for {
@@ -69,17 +80,24 @@ func ServeLines(r io.Reader, w io.Writer, max int, answer func(line []byte) []by
 			return bw.Flush()
 		}
 		var ans []byte
+		var long *LineTooLongError
 		switch {
-		case errors.Is(err, ErrLineTooLong):
-			if tooLong != nil {
-				tooLong(err)
+		case errors.As(err, &long):
+			if tooLong == nil {
+				ans = long.Answer()
+			} else {
+				ans = tooLong(long)
 			}
-			ans = EncodeError(0, scatter.Errorf(scatter.ErrInvalidArgument, "request line longer than the limit %d", max))
 		case err != nil:
 			return err
 		case len(bytes.TrimSpace(line)) == 0:
 			continue
 		default:
+			if len(line) > collectAfter {
+				// reading it left as much garbage as the line: collect
+				// it now, for the answer's allocations to reuse
+				runtime.GC()
+			}
 			ans = answer(line)
 		}
 		bw.Write(ans)
@@ -178,46 +196,5 @@ func (s *Server) run(c scatter.Call) (res scatter.Result, err error) {
 func (s *Server) logf(format string, args ...any) {
 	if s.Log != nil {
 		fmt.Fprintf(s.Log, format+"\n", args...)
-	}
-}
-
-// ErrLineTooLong is ReadLine's error for a line longer than its limit.
-var ErrLineTooLong = errors.New("line longer than the limit")
-
-// ReadLine returns the next line of br without its newline: the line
-// reader of Serve, for servers of the protocol written beside it. A line
-// longer than max bytes is consumed to its end and ErrLineTooLong
-// returned, without holding more than max bytes. A last line without a
-// newline is returned as a line; io.EOF comes only when nothing is left.
-func ReadLine(br *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	tooLong := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > max+1 { // +1: the newline
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF:
-			if tooLong || len(line) > max {
-				return nil, ErrLineTooLong
-			}
-			if len(line) == 0 {
-				return nil, io.EOF
-			}
-			return line, nil
-		case err != nil:
-			return nil, err
-		}
-		if tooLong {
-			return nil, ErrLineTooLong
-		}
-		return line[:len(line)-1], nil
 	}
 }
