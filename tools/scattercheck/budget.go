@@ -123,6 +123,37 @@ func (b *requestBudget) refuse(c scatter.Call) string {
 		cost.contributions, cost.results, memSize(cost.inputBytes), strings.Join(over, ", and "))
 }
 
+// lineSlack is what a request line may hold past its tensors' base64 in a
+// call within the budget: the JSON around them, and the 64 KiB a judge's
+// answer may hold past its result.
+const lineSlack = 1 << 20
+
+// maxLine returns the longest request line the oracle reads: no call
+// within the memory budget M needs a longer one. Its inputs as views are
+// at most M/2 (the 2·I term), 2M/3 in base64; a judge request's answer is
+// at most 16 bytes of base64 per result element (out and arg), M/8 by the
+// 128·R term. So a line of more than M (and lineSlack) is declined as it
+// is read, before it is held whole or decoded: a request then costs the
+// oracle a few times its budget at most, never a few times the protocol's
+// line limit (DefaultMaxLineBytes, which bounds the line without a
+// memory budget).
+func (b *requestBudget) maxLine() int {
+	if b == nil || b.maxBytes <= 0 || b.maxBytes >= protocol.DefaultMaxLineBytes-lineSlack {
+		return protocol.DefaultMaxLineBytes
+	}
+	return int(b.maxBytes) + lineSlack
+}
+
+// tooLong answers a request line longer than maxLine: declined by the
+// budget where the budget set the limit, else the protocol's error.
+func (b *requestBudget) tooLong(err *protocol.LineTooLongError) []byte {
+	if err.Max == protocol.DefaultMaxLineBytes {
+		return err.Answer()
+	}
+	return protocol.EncodeUnsupported(err.ID(), fmt.Sprintf("declined by the oracle's budget: a request line of more than %d bytes, "+
+		"longer than any call within the memory budget of %s needs (-max-request-memory raises it)", err.Max, memSize(float64(b.maxBytes))))
+}
+
 // memSize writes a byte count with a binary unit (TiB at most).
 func memSize(n float64) string {
 	switch {

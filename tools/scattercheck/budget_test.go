@@ -145,3 +145,33 @@ func TestOracleDeclinesPastTheReferencesLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestOracleLineOverTheBudget: a request line longer than any call within
+// the memory budget needs is declined as it is read, with its id, before
+// it is held whole or decoded; the next request is answered.
+func TestOracleLineOverTheBudget(t *testing.T) {
+	const n = 400_000
+	src := make([]byte, 4*n)
+	line := fmt.Sprintf(`{"id":9,"op":"scatter_add","self":{"dtype":"float32","shape":[1],"data":"AAAAAA=="},"dim":0,`+
+		`"index":{"dtype":"int64","shape":[%d],"data":%q},"src":{"dtype":"float32","shape":[%d],"data":%q}}`,
+		n, base64.StdEncoding.EncodeToString(make([]byte, 8*n)), n, base64.StdEncoding.EncodeToString(src))
+	budget := 100_000
+	limit := budget + lineSlack
+	args := []string{"-max-request-memory", fmt.Sprint(budget)}
+	got := allocatedBy(func() { oracleSession(t, args, line) })
+	// the session's copy of its input, and the line up to the limit, twice
+	if bound := uint64(len(line) + 2*limit + 1<<20); got > bound {
+		t.Errorf("the oracle allocated %d KiB for a line of %d KiB over its limit of %d KiB (bound %d KiB)", got>>10, len(line)>>10, limit>>10, bound>>10)
+	}
+	answers, _ := oracleSession(t, args, line, expandedAdd(10, 100))
+	if a := answers[0]; a.ID != 9 || a.Kind != protocol.AnswerUnsupported || !strings.Contains(a.Err.Error(), "-max-request-memory") {
+		t.Errorf("the line over the budget: id %d, %v %v", a.ID, a.Kind, a.Err)
+	}
+	if a := answers[1]; a.ID != 10 || a.Kind != protocol.AnswerResult {
+		t.Errorf("the next request: id %d, %v %v", a.ID, a.Kind, a.Err)
+	}
+	// without a memory budget the protocol's limit bounds the line
+	if got := (&requestBudget{}).maxLine(); got != protocol.DefaultMaxLineBytes {
+		t.Errorf("no memory budget: line limit %d, want the protocol's %d", got, protocol.DefaultMaxLineBytes)
+	}
+}

@@ -34,9 +34,6 @@ const oracleVersion = "1"
 // defaultAllowedMax bounds the results whose allowed sets are given.
 const defaultAllowedMax = 4096
 
-// oracleMaxLine bounds a request line (the protocol's default).
-const oracleMaxLine = protocol.DefaultMaxLineBytes
-
 type oracle struct {
 	profile    scatter.Profile
 	level      scatter.Level
@@ -101,7 +98,7 @@ func runOracle(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // serve answers every request line of r on w, one line each, in order.
 func (o *oracle) serve(r io.Reader, w io.Writer) error {
-	return protocol.ServeLines(r, w, oracleMaxLine, o.answer, nil)
+	return protocol.ServeLines(r, w, o.budget.maxLine(), o.answer, o.budget.tooLong)
 }
 
 // answer returns the answer line to one request line.
