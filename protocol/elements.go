@@ -20,7 +20,6 @@ const decodeChars = 64 << 10
 // padding before the end included) or that holds other than n elements'
 // bytes, and a bool byte other than 0 or 1, are each an *scatter.Error.
 func decodeElements(dt scatter.DType, data string, n int) (any, error) {
-	le := binary.LittleEndian
 	switch dt {
 	case scatter.DTBool:
 		return decodeInto(data, make([]bool, n), 1, func(d []bool, raw []byte) int {
@@ -36,60 +35,30 @@ func decodeElements(dt scatter.DType, data string, n int) (any, error) {
 			return -1
 		})
 	case scatter.DTUint8:
-		return decodeInto(data, make([]uint8, n), 1, func(d []uint8, raw []byte) int { copy(d, raw); return -1 })
+		return decodeInto(data, make([]uint8, n), 1, le8[uint8])
 	case scatter.DTInt8:
-		return decodeInto(data, make([]int8, n), 1, func(d []int8, raw []byte) int {
-			for i, c := range raw {
-				d[i] = int8(c)
-			}
-			return -1
-		})
+		return decodeInto(data, make([]int8, n), 1, le8[int8])
 	case scatter.DTInt16:
-		return decodeInto(data, make([]int16, n), 2, func(d []int16, raw []byte) int {
-			for i := range len(raw) / 2 {
-				d[i] = int16(le.Uint16(raw[2*i:]))
-			}
-			return -1
-		})
-	case scatter.DTInt32:
-		return decodeInto(data, make([]int32, n), 4, func(d []int32, raw []byte) int {
-			for i := range len(raw) / 4 {
-				d[i] = int32(le.Uint32(raw[4*i:]))
-			}
-			return -1
-		})
-	case scatter.DTInt64:
-		return decodeInto(data, make([]int64, n), 8, func(d []int64, raw []byte) int {
-			for i := range len(raw) / 8 {
-				d[i] = int64(le.Uint64(raw[8*i:]))
-			}
-			return -1
-		})
+		return decodeInto(data, make([]int16, n), 2, le16[int16])
 	case scatter.DTFloat16:
-		return decodeInto(data, make([]scatter.Float16, n), 2, func(d []scatter.Float16, raw []byte) int {
-			for i := range len(raw) / 2 {
-				d[i] = scatter.Float16(le.Uint16(raw[2*i:]))
-			}
-			return -1
-		})
+		return decodeInto(data, make([]scatter.Float16, n), 2, le16[scatter.Float16])
 	case scatter.DTBFloat16:
-		return decodeInto(data, make([]scatter.BFloat16, n), 2, func(d []scatter.BFloat16, raw []byte) int {
-			for i := range len(raw) / 2 {
-				d[i] = scatter.BFloat16(le.Uint16(raw[2*i:]))
-			}
-			return -1
-		})
+		return decodeInto(data, make([]scatter.BFloat16, n), 2, le16[scatter.BFloat16])
+	case scatter.DTInt32:
+		return decodeInto(data, make([]int32, n), 4, le32[int32])
+	case scatter.DTInt64:
+		return decodeInto(data, make([]int64, n), 8, le64[int64])
 	case scatter.DTFloat32:
 		return decodeInto(data, make([]float32, n), 4, func(d []float32, raw []byte) int {
 			for i := range len(raw) / 4 {
-				d[i] = math.Float32frombits(le.Uint32(raw[4*i:]))
+				d[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 			}
 			return -1
 		})
 	case scatter.DTFloat64:
 		return decodeInto(data, make([]float64, n), 8, func(d []float64, raw []byte) int {
 			for i := range len(raw) / 8 {
-				d[i] = math.Float64frombits(le.Uint64(raw[8*i:]))
+				d[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
 			}
 			return -1
 		})
@@ -132,4 +101,34 @@ func decodeInto[T any](data string, d []T, size int, put func(d []T, raw []byte)
 		return nil, scatter.Errorf(scatter.ErrInvalidArgument, "data holds %d bytes, %d elements of %d bytes need %d", done, len(d), size, want)
 	}
 	return d, nil
+}
+
+// le8, le16, le32 and le64 convert little-endian bytes into integer-like
+// elements (bit patterns for the 16-bit floats), for decodeInto.
+func le8[T ~int8 | ~uint8](d []T, raw []byte) int {
+	for i, c := range raw {
+		d[i] = T(c)
+	}
+	return -1
+}
+
+func le16[T ~int16 | ~uint16](d []T, raw []byte) int {
+	for i := range len(raw) / 2 {
+		d[i] = T(binary.LittleEndian.Uint16(raw[2*i:]))
+	}
+	return -1
+}
+
+func le32[T ~int32 | ~uint32](d []T, raw []byte) int {
+	for i := range len(raw) / 4 {
+		d[i] = T(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	return -1
+}
+
+func le64[T ~int64 | ~uint64](d []T, raw []byte) int {
+	for i := range len(raw) / 8 {
+		d[i] = T(binary.LittleEndian.Uint64(raw[8*i:]))
+	}
+	return -1
 }
