@@ -16,37 +16,47 @@ func planGather(c scatter.Gather, prof scatter.Profile) (*plan, errs) {
 	if !checkTensor(&e, "input", c.Input) || !checkTensor(&e, "index", c.Index) {
 		return nil, e
 	}
-	dim, derr := wrapDim(c.Dim, c.Input.Dim())
-	if derr != nil {
-		e = append(e, derr)
-		return nil, e
-	}
-	dt := c.Input.DType()
 	n := c.Index.NumEl()
-	out := scatter.Tensor{Shape: append([]int{}, c.Index.Shape...), Data: scatter.MakeData(dt, n)}
-	p := &plan{dtype: dt, shape: out.Shape, init: out, src: c.Input.Contiguous(), kind: kAssign}
-	if n == 0 {
-		return p, nil
-	}
-	if !indexDTypeOK(c.Index.DType(), prof) {
+	indexDType := func() {
+		if n == 0 || indexDTypeOK(c.Index.DType(), prof) {
+			return
+		}
 		if int64Only(prof) {
 			e.add(scatter.ErrIndexDType, "gather(): Expected dtype int64 for index")
 		} else {
 			e.add(scatter.ErrIndexDType, "gather(): Expected dtype int32/int64 for index")
 		}
 	}
-	if nd(c.Input) != nd(c.Index) {
-		e.add(scatter.ErrShapeMismatch, "Index tensor must have the same number of dimensions as input tensor")
+	dim, derr := wrapDim(c.Dim, c.Input.Dim())
+	if derr != nil {
+		e = append(e, derr)
+		indexDType() // broken too: conforms at the conformant level
 		return nil, e
 	}
-	for d := 0; d < nd(c.Input); d++ {
-		if d != dim && sizeAt(c.Index, d) > sizeAt(c.Input, d) {
-			e.add(scatter.ErrShapeMismatch, "Size does not match at dimension %d expected index %v to be smaller than self %v apart from dimension %d",
-				d, c.Index.Shape, c.Input.Shape, dim)
-			break
+	dt := c.Input.DType()
+	out := scatter.Tensor{Shape: append([]int{}, c.Index.Shape...), Data: scatter.MakeData(dt, n)}
+	p := &plan{dtype: dt, shape: out.Shape, init: out, src: c.Input.Contiguous(), kind: kAssign}
+	if n == 0 {
+		return p, nil
+	}
+	indexDType()
+	if nd(c.Input) != nd(c.Index) {
+		e.add(scatter.ErrShapeMismatch, "Index tensor must have the same number of dimensions as input tensor")
+	} else {
+		for d := 0; d < nd(c.Input); d++ {
+			if d != dim && sizeAt(c.Index, d) > sizeAt(c.Input, d) {
+				e.add(scatter.ErrShapeMismatch, "Size does not match at dimension %d expected index %v to be smaller than self %v apart from dimension %d",
+					d, c.Index.Shape, c.Input.Shape, dim)
+				break
+			}
 		}
 	}
 	if len(e) > 0 {
+		// the index values, which PyTorch never reaches here: that rule
+		// is broken too, and its error conforms at the conformant level
+		if oob := firstOutOfBounds(c.Index, dim, sizeAt(c.Input, dim)); oob != nil {
+			e = append(e, oob)
+		}
 		return nil, e
 	}
 	ishape := shapeOrScalar(c.Index)
@@ -54,7 +64,7 @@ func planGather(c scatter.Gather, prof scatter.Profile) (*plan, errs) {
 	size := inShape[dim]
 	for q, v := range indexValues(c.Index) {
 		if v < 0 || v >= int64(size) {
-			e.add(scatter.ErrIndexOutOfRange, "index %d is out of bounds for dimension %d with size %d", v, dim, size)
+			e = append(e, outOfBounds(v, dim, size))
 			return nil, e
 		}
 		idx := unravel(q, ishape)

@@ -80,6 +80,14 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 		e.add(scatter.ErrShapeMismatch, "index_reduce_(): Number of indices (%d) should be equal to source.size(dim) (%d), for dim: %d", numel, sizeAt(c.Source, dim), dim)
 	}
 	if len(e) > 0 {
+		// the index values, which PyTorch never reaches here: that rule
+		// is broken too, and its error conforms at the conformant level
+		for _, v := range indexValues(c.Index) {
+			if v < 0 || v >= int64(sizeAt(c.Self, dim)) {
+				e.add(scatter.ErrIndexOutOfRange, "index out of range in self")
+				break
+			}
+		}
 		return nil, e
 	}
 	if prof.IndexReduceExactShape() {
@@ -107,7 +115,7 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 		}
 		for _, v := range idx {
 			if v < -int64(size) || v >= int64(size) {
-				e.add(scatter.ErrIndexOutOfRange, "index %d is out of bounds for dimension %d with size %d", v, dim, size)
+				e = append(e, outOfBounds(v, dim, size))
 				return nil, e
 			}
 		}

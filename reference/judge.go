@@ -19,7 +19,9 @@ import (
 //
 //   - A call that must fail conforms with an error whose code
 //     (scatter.CodeOf) is PyTorch's first broken rule (strict) or any of the
-//     broken rules (conformant). Success, an error without a code and
+//     broken rules (conformant): those PyTorch checks, and the index values
+//     that its kernel would check next (an implementation may check them
+//     first). Success, an error without a code and
 //     scatter.ErrNotSupported are mismatches: a caller that lets an
 //     implementation skip the calls it does not offer must handle
 //     ErrNotSupported itself, before calling Check.

@@ -78,7 +78,34 @@ func (s dimScatter) validate(e *errs, prof scatter.Profile) (dim int, ok bool) {
 	if s.reduceErr != nil {
 		*e = append(*e, s.reduceErr)
 	}
+	if len(*e) > 0 && !empty {
+		// 7. the index values, which the kernel would check: PyTorch
+		// never gets there, but the rule is broken too, and its error
+		// conforms at the conformant level.
+		if oob := firstOutOfBounds(s.index, dim, sizeAt(s.self, dim)); oob != nil {
+			*e = append(*e, oob)
+		}
+	}
 	return dim, len(*e) == 0
+}
+
+// firstOutOfBounds returns the error for the first value of index outside
+// [0, size) (along dim), or nil; an index of a dtype that is not an index
+// dtype has no values to check.
+func firstOutOfBounds(index scatter.Tensor, dim, size int) *scatter.Error {
+	for _, v := range indexValues(index) {
+		if v < 0 || v >= int64(size) {
+			return outOfBounds(v, dim, size)
+		}
+	}
+	return nil
+}
+
+// outOfBounds is the kernel's error for index value v:
+//
+//	index I is out of bounds for dimension D with size S
+func outOfBounds(v int64, dim, size int) *scatter.Error {
+	return scatter.Errorf(scatter.ErrIndexOutOfRange, "index %d is out of bounds for dimension %d with size %d", v, dim, size)
 }
 
 // shapeCheck is ATen's scatter_shape_check with its quirk: the src loop
@@ -142,8 +169,7 @@ func (s dimScatter) targets(dim int) (outPos, srcPos []int, oob *scatter.Error) 
 	srcPos = make([]int, len(vals))
 	for p, v := range vals {
 		if v < 0 || v >= int64(size) {
-			return nil, nil, scatter.Errorf(scatter.ErrIndexOutOfRange,
-				"index %d is out of bounds for dimension %d with size %d", v, dim, size)
+			return nil, nil, outOfBounds(v, dim, size)
 		}
 		idx := unravel(p, ishape)
 		if srcShape != nil {

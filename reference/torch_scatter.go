@@ -73,7 +73,7 @@ func tsGroups(vals []int64, shape []int, dim int, outShape []int) []group {
 func boundsCheck(e *errs, vals []int64, dim, size int) bool {
 	for _, v := range vals {
 		if v < 0 || v >= int64(size) {
-			e.add(scatter.ErrIndexOutOfRange, "index %d is out of bounds for dimension %d with size %d", v, dim, size)
+			*e = append(*e, outOfBounds(v, dim, size))
 			return false
 		}
 	}

@@ -70,6 +70,16 @@ var _ = Describe("the case tables", func() {
 		}
 	})
 
+	It("break two rules in every precedence case, the recorded error's first, under every profile", func() {
+		for _, c := range precedenceCases() {
+			for _, prof := range scatter.Profiles {
+				codes := reference.Expect(c.Call, prof).Codes()
+				Expect(len(codes)).To(BeNumerically(">=", 2), "%s under %v breaks %v", c.Name, prof, codes)
+				Expect(codes[0]).To(Equal(c.WantErr), c.Name)
+			}
+		}
+	})
+
 	It("pair every rule: a keeping entry that succeeds and a breaking one that fails", func() {
 		keeps, breaks := map[string]int{}, map[string]int{}
 		for _, c := range rules() {
