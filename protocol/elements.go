@@ -84,13 +84,12 @@ func decodeInto[T any](data string, d []T, size int, put func(d []T, raw []byte)
 		if err != nil {
 			return nil, scatter.Errorf(scatter.ErrInvalidArgument, "malformed base64 data: %v", err)
 		}
-		last := off+len(chunk) == len(data)
-		if !last && got != len(chunk)/4*3 {
+		if off+len(chunk) < len(data) && got != len(chunk)/4*3 {
 			// a padding that ends a chunk before the end of the data
 			return nil, scatter.Errorf(scatter.ErrInvalidArgument, "malformed base64 data: %v", base64.CorruptInputError(off+len(chunk)))
 		}
-		if done+got > want || last && done+got != want {
-			return nil, scatter.Errorf(scatter.ErrInvalidArgument, "data holds %d bytes, %d elements of %d bytes need %d", done+got, len(d), size, want)
+		if done+got > want {
+			break // reported below, before put could write past d
 		}
 		if bad := put(d[done/size:], dst[:got]); bad >= 0 {
 			return nil, scatter.Errorf(scatter.ErrInvalidArgument, "bool element %d is the byte %d, not 0 or 1", done/size+bad, dst[bad*size])
@@ -98,7 +97,7 @@ func decodeInto[T any](data string, d []T, size int, put func(d []T, raw []byte)
 		done += got
 	}
 	if done != want {
-		return nil, scatter.Errorf(scatter.ErrInvalidArgument, "data holds %d bytes, %d elements of %d bytes need %d", done, len(d), size, want)
+		return nil, scatter.Errorf(scatter.ErrInvalidArgument, "data does not hold exactly the %d bytes of %d elements of %d bytes", want, len(d), size)
 	}
 	return d, nil
 }

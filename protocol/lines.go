@@ -138,11 +138,8 @@ func (l *lineParts) join() []byte {
 // head returns the first k bytes of the line so far followed by more.
 func (l *lineParts) head(more []byte, k int) []byte {
 	var h []byte
-	for _, p := range append(l.parts, more) {
-		if len(h) >= k {
-			break
-		}
+	for _, p := range l.parts {
 		h = append(h, p[:min(len(p), k-len(h))]...)
 	}
-	return h
+	return append(h, more[:min(len(more), k-len(h))]...)
 }

@@ -31,7 +31,6 @@ func precedenceCases() []Case {
 		count      = "index-count"
 	)
 	type entry struct {
-		op            scatter.Op
 		first, second string
 		call          scatter.Call
 		want          scatter.Code
@@ -48,52 +47,52 @@ func precedenceCases() []Case {
 	row := func(v ...int16) scatter.Tensor { return shape(i16(v...), 1, len(v)) }
 	entries := []entry{
 		// dim (step 1) before the index's dtype (step 2)
-		{scatter.OpScatterAdd, dim, indexDType, scatter.ScatterAdd{Self: z(rF32, 2, 3), Dim: 2, Index: row(0, 1, 0), Src: full(rF32, 1, 1, 3)}, dimErr, s13 + " steps 1, 2"},
-		{scatter.OpScatter, dim, indexDType, scatter.Scatter{Self: z(rF32, 2, 3), Dim: -3, Index: row(0, 1, 0), Src: full(rF32, 1, 1, 3)}, dimErr, s13 + " steps 1, 2"},
-		{scatter.OpScatterReduce, dim, indexDType, scatter.ScatterReduce{Self: z(rF32, 2, 3), Dim: 2, Index: row(0, 1, 0), Src: full(rF32, 1, 1, 3), Reduce: scatter.ReduceSum}, dimErr, s13 + " steps 1, 2"},
-		{scatter.OpGather, dim, indexDType, scatter.Gather{Input: f32(1, 2), Dim: 5, Index: i16(0)}, dimErr, s7 + " (dim is wrapped first)"},
+		{dim, indexDType, scatter.ScatterAdd{Self: z(rF32, 2, 3), Dim: 2, Index: row(0, 1, 0), Src: full(rF32, 1, 1, 3)}, dimErr, s13 + " steps 1, 2"},
+		{dim, indexDType, scatter.Scatter{Self: z(rF32, 2, 3), Dim: -3, Index: row(0, 1, 0), Src: full(rF32, 1, 1, 3)}, dimErr, s13 + " steps 1, 2"},
+		{dim, indexDType, scatter.ScatterReduce{Self: z(rF32, 2, 3), Dim: 2, Index: row(0, 1, 0), Src: full(rF32, 1, 1, 3), Reduce: scatter.ReduceSum}, dimErr, s13 + " steps 1, 2"},
+		{dim, indexDType, scatter.Gather{Input: f32(1, 2), Dim: 5, Index: i16(0)}, dimErr, s7 + " (dim is wrapped first)"},
 		// the index's dtype (step 2) before src's (step 3)
-		{scatter.OpScatterAdd, indexDType, dtypeMis, scatter.ScatterAdd{Self: z(rF32, 3), Index: i16(0, 1), Src: f64(1, 2)}, idxErr, s13 + " steps 2, 3"},
-		{scatter.OpScatter, indexDType, dtypeMis, scatter.Scatter{Self: z(rF32, 3), Index: i16(0, 1), Src: f64(1, 2)}, idxErr, s13 + " steps 2, 3"},
-		{scatter.OpScatterReduce, indexDType, dtypeMis, scatter.ScatterReduce{Self: z(rF32, 3), Index: i16(0, 1), Src: f64(1, 2), Reduce: scatter.ReduceAmax}, idxErr, s13 + " steps 2, 3"},
+		{indexDType, dtypeMis, scatter.ScatterAdd{Self: z(rF32, 3), Index: i16(0, 1), Src: f64(1, 2)}, idxErr, s13 + " steps 2, 3"},
+		{indexDType, dtypeMis, scatter.Scatter{Self: z(rF32, 3), Index: i16(0, 1), Src: f64(1, 2)}, idxErr, s13 + " steps 2, 3"},
+		{indexDType, dtypeMis, scatter.ScatterReduce{Self: z(rF32, 3), Index: i16(0, 1), Src: f64(1, 2), Reduce: scatter.ReduceAmax}, idxErr, s13 + " steps 2, 3"},
 		// src's dtype (step 3) before the shape check (step 4): the rank, the sizes
-		{scatter.OpScatterAdd, dtypeMis, rank, scatter.ScatterAdd{Self: z(rF32, 3), Index: shape(i64(0, 1), 1, 2), Src: shape(f64(1, 2), 1, 2)}, dtErr, s13 + " steps 3, 4a"},
-		{scatter.OpScatter, dtypeMis, rank, scatter.Scatter{Self: z(rF32, 3), Index: shape(i64(0, 1), 1, 2), Src: shape(f64(1, 2), 1, 2)}, dtErr, s13 + " steps 3, 4a"},
-		{scatter.OpScatterReduce, dtypeMis, rank, scatter.ScatterReduce{Self: z(rF32, 3), Index: shape(i64(0, 1), 1, 2), Src: shape(f64(1, 2), 1, 2), Reduce: scatter.ReduceProd}, dtErr, s13 + " steps 3, 4a"},
-		{scatter.OpScatterAdd, dtypeMis, size, scatter.ScatterAdd{Self: z(rF32, 2, 2), Index: shape(i64(0, 0, 0), 1, 3), Src: shape(f64(1, 2, 3), 1, 3)}, dtErr, s13 + " steps 3, 4b"},
-		{scatter.OpScatterReduce, dtypeMis, size, scatter.ScatterReduce{Self: z(rF32, 2, 2), Index: shape(i64(0, 0, 0), 1, 3), Src: shape(f64(1, 2, 3), 1, 3), Reduce: scatter.ReduceMean}, dtErr, s13 + " steps 3, 4b"},
+		{dtypeMis, rank, scatter.ScatterAdd{Self: z(rF32, 3), Index: shape(i64(0, 1), 1, 2), Src: shape(f64(1, 2), 1, 2)}, dtErr, s13 + " steps 3, 4a"},
+		{dtypeMis, rank, scatter.Scatter{Self: z(rF32, 3), Index: shape(i64(0, 1), 1, 2), Src: shape(f64(1, 2), 1, 2)}, dtErr, s13 + " steps 3, 4a"},
+		{dtypeMis, rank, scatter.ScatterReduce{Self: z(rF32, 3), Index: shape(i64(0, 1), 1, 2), Src: shape(f64(1, 2), 1, 2), Reduce: scatter.ReduceProd}, dtErr, s13 + " steps 3, 4a"},
+		{dtypeMis, size, scatter.ScatterAdd{Self: z(rF32, 2, 2), Index: shape(i64(0, 0, 0), 1, 3), Src: shape(f64(1, 2, 3), 1, 3)}, dtErr, s13 + " steps 3, 4b"},
+		{dtypeMis, size, scatter.ScatterReduce{Self: z(rF32, 2, 2), Index: shape(i64(0, 0, 0), 1, 3), Src: shape(f64(1, 2, 3), 1, 3), Reduce: scatter.ReduceMean}, dtErr, s13 + " steps 3, 4b"},
 		// the shape check (step 4) before the reduce's name (step 6)
-		{scatter.OpScatterReduce, rank, reduceName, scatter.ScatterReduce{Self: z(rF32, 3), Index: shape(i64(0), 1, 1), Src: shape(f32(1), 1, 1), Reduce: scatter.ReduceAdd}, shapeErr, s13 + " steps 4a, 6"},
-		{scatter.OpScatter, size, reduceName, scatter.Scatter{Self: z(rF32, 2, 2), Index: shape(i64(0, 0, 0), 1, 3), Src: full(rF32, 1, 1, 3), Reduce: scatter.ReduceSum}, shapeErr, s13 + " steps 4b, 6"},
+		{rank, reduceName, scatter.ScatterReduce{Self: z(rF32, 3), Index: shape(i64(0), 1, 1), Src: shape(f32(1), 1, 1), Reduce: scatter.ReduceAdd}, shapeErr, s13 + " steps 4a, 6"},
+		{size, reduceName, scatter.Scatter{Self: z(rF32, 2, 2), Index: shape(i64(0, 0, 0), 1, 3), Src: full(rF32, 1, 1, 3), Reduce: scatter.ReduceSum}, shapeErr, s13 + " steps 4b, 6"},
 		// the reduce's name (step 6, in meta) before the index values (step 7, in the kernel)
-		{scatter.OpScatterReduce, reduceName, indexValue, scatter.ScatterReduce{Self: z(rF32, 3), Index: i64(5), Src: f32(1), Reduce: scatter.ReduceAdd}, nameErr, s13 + " steps 6, 7"},
-		{scatter.OpScatter, reduceName, indexValue, scatter.Scatter{Self: z(rF32, 3), Index: i64(-1), Src: f32(1), Reduce: scatter.ReduceSum}, nameErr, s13 + " steps 6, 7"},
+		{reduceName, indexValue, scatter.ScatterReduce{Self: z(rF32, 3), Index: i64(5), Src: f32(1), Reduce: scatter.ReduceAdd}, nameErr, s13 + " steps 6, 7"},
+		{reduceName, indexValue, scatter.Scatter{Self: z(rF32, 3), Index: i64(-1), Src: f32(1), Reduce: scatter.ReduceSum}, nameErr, s13 + " steps 6, 7"},
 		// the shape check (step 4) before the index values (step 7)
-		{scatter.OpScatterAdd, size, indexValue, scatter.ScatterAdd{Self: z(rF32, 2, 2), Index: shape(i64(7, 0, 0), 1, 3), Src: full(rF32, 1, 1, 3)}, shapeErr, s13 + " steps 4b, 7"},
-		{scatter.OpScatter, rank, indexValue, scatter.Scatter{Self: z(rF32, 3), Index: shape(i64(3), 1, 1), Value: scatter.Ptr(scatter.Float(2))}, shapeErr, s13 + " steps 4a, 7"},
+		{size, indexValue, scatter.ScatterAdd{Self: z(rF32, 2, 2), Index: shape(i64(7, 0, 0), 1, 3), Src: full(rF32, 1, 1, 3)}, shapeErr, s13 + " steps 4b, 7"},
+		{rank, indexValue, scatter.Scatter{Self: z(rF32, 3), Index: shape(i64(3), 1, 1), Value: scatter.Ptr(scatter.Float(2))}, shapeErr, s13 + " steps 4a, 7"},
 		// index_reduce: the reduce's name (step 1) before dim (step 2)
-		{scatter.OpIndexReduce, reduceName, dim, scatter.IndexReduce{Self: z(rF32, 3), Dim: 5, Index: i64(0), Source: f32(1), Reduce: scatter.ReduceSum}, nameErr, s61 + " steps 1, 2"},
+		{reduceName, dim, scatter.IndexReduce{Self: z(rF32, 3), Dim: 5, Index: i64(0), Source: f32(1), Reduce: scatter.ReduceSum}, nameErr, s61 + " steps 1, 2"},
 		// dim (step 2) before the index's rank (step 3)
-		{scatter.OpIndexReduce, dim, vector, scatter.IndexReduce{Self: z(rF32, 3), Dim: 5, Index: shape(i64(0), 1, 1), Source: f32(1), Reduce: scatter.ReduceProd}, dimErr, s61 + " steps 2, 3"},
+		{dim, vector, scatter.IndexReduce{Self: z(rF32, 3), Dim: 5, Index: shape(i64(0), 1, 1), Source: f32(1), Reduce: scatter.ReduceProd}, dimErr, s61 + " steps 2, 3"},
 		// the index's rank (step 3) before its dtype (step 4)
-		{scatter.OpIndexReduce, vector, indexDType, scatter.IndexReduce{Self: z(rF32, 3), Index: row(0), Source: f32(1), Reduce: scatter.ReduceAmax}, shapeErr, s61 + " steps 3, 4"},
+		{vector, indexDType, scatter.IndexReduce{Self: z(rF32, 3), Index: row(0), Source: f32(1), Reduce: scatter.ReduceAmax}, shapeErr, s61 + " steps 3, 4"},
 		// the index's dtype (step 4) before source's (step 5)
-		{scatter.OpIndexReduce, indexDType, dtypeMis, scatter.IndexReduce{Self: z(rF32, 3), Index: i16(0, 1), Source: f64(1, 2), Reduce: scatter.ReduceProd}, idxErr, s61 + " steps 4, 5"},
+		{indexDType, dtypeMis, scatter.IndexReduce{Self: z(rF32, 3), Index: i16(0, 1), Source: f64(1, 2), Reduce: scatter.ReduceProd}, idxErr, s61 + " steps 4, 5"},
 		// source's dtype (step 5) before the count of indices (step 7)
-		{scatter.OpIndexReduce, dtypeMis, count, scatter.IndexReduce{Self: z(rF32, 3), Index: i64(0, 1), Source: f64(1, 2, 3), Reduce: scatter.ReduceMean}, dtErr, s61 + " steps 5, 7"},
+		{dtypeMis, count, scatter.IndexReduce{Self: z(rF32, 3), Index: i64(0, 1), Source: f64(1, 2, 3), Reduce: scatter.ReduceMean}, dtErr, s61 + " steps 5, 7"},
 		// the count of indices (step 7) before their values (step 9)
-		{scatter.OpIndexReduce, count, indexValue, scatter.IndexReduce{Self: z(rF32, 3), Index: i64(9, 1), Source: f32(1, 2, 3), Reduce: scatter.ReduceAmin, ExcludeSelf: true}, shapeErr, s61 + " steps 7, 9"},
+		{count, indexValue, scatter.IndexReduce{Self: z(rF32, 3), Index: i64(9, 1), Source: f32(1, 2, 3), Reduce: scatter.ReduceAmin, ExcludeSelf: true}, shapeErr, s61 + " steps 7, 9"},
 		// gather: the index's dtype before the rank, the rank and sizes before the values
-		{scatter.OpGather, indexDType, rank, scatter.Gather{Input: f32(1, 2), Index: shape(i16(0), 1, 1)}, idxErr, s7},
-		{scatter.OpGather, indexDType, size, scatter.Gather{Input: shape(f32(1, 2), 1, 2), Dim: 1, Index: shape(i16(0, 0), 2, 1)}, idxErr, s7},
-		{scatter.OpGather, size, indexValue, scatter.Gather{Input: shape(f32(1, 2), 1, 2), Dim: 1, Index: shape(i64(4, 0), 2, 1)}, shapeErr, s7},
+		{indexDType, rank, scatter.Gather{Input: f32(1, 2), Index: shape(i16(0), 1, 1)}, idxErr, s7},
+		{indexDType, size, scatter.Gather{Input: shape(f32(1, 2), 1, 2), Dim: 1, Index: shape(i16(0, 0), 2, 1)}, idxErr, s7},
+		{size, indexValue, scatter.Gather{Input: shape(f32(1, 2), 1, 2), Dim: 1, Index: shape(i64(4, 0), 2, 1)}, shapeErr, s7},
 	}
 	cs := make([]Case, 0, len(entries))
 	for _, e := range entries {
 		rule := e.first + "-before-" + e.second
 		c := fail(e.call, e.want)
-		c.Name = fmt.Sprintf("%s/%v/precedence/%s", e.op, rF32, rule)
-		c.Labels = []string{string(e.op), rF32.String(), "precedence", rule}
+		c.Name = fmt.Sprintf("%s/%v/precedence/%s", e.call.Op(), rF32, rule)
+		c.Labels = []string{string(e.call.Op()), rF32.String(), "precedence", rule}
 		c.Source = e.source + ": the earlier check's error"
 		cs = append(cs, c)
 	}
