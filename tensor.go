@@ -2,6 +2,7 @@ package scatter
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"strconv"
 	"strings"
@@ -257,28 +258,39 @@ func (t Tensor) StridesOrDefault() []int {
 // Positions returns, for a valid tensor, the position in Data of every
 // element in row-major order.
 func (t Tensor) Positions() []int {
-	n := t.NumEl()
-	pos := make([]int, 0, n)
-	if n == 0 {
-		return pos
-	}
-	st := t.StridesOrDefault()
-	idx := make([]int, len(t.Shape))
-	p := t.Offset
-	for {
+	pos := make([]int, 0, t.NumEl())
+	for _, p := range t.EachPosition() {
 		pos = append(pos, p)
-		d := len(idx) - 1
-		for ; d >= 0; d-- {
-			idx[d]++
-			p += st[d]
-			if idx[d] < t.Shape[d] {
-				break
-			}
-			p -= idx[d] * st[d]
-			idx[d] = 0
+	}
+	return pos
+}
+
+// EachPosition yields, for a valid tensor, every element's row-major
+// number i and its position p in Data, in row-major order, without
+// allocating a slice of them (a view of 2^30 elements would take 8 GiB
+// of positions).
+func (t Tensor) EachPosition() iter.Seq2[int, int] {
+	return func(yield func(i, p int) bool) {
+		n := t.NumEl()
+		if n <= 0 {
+			return
 		}
-		if d < 0 {
-			return pos
+		st := t.StridesOrDefault()
+		idx := make([]int, len(t.Shape))
+		p := t.Offset
+		for i := 0; i < n; i++ {
+			if !yield(i, p) {
+				return
+			}
+			for d := len(idx) - 1; d >= 0; d-- {
+				idx[d]++
+				p += st[d]
+				if idx[d] < t.Shape[d] {
+					break
+				}
+				p -= idx[d] * st[d]
+				idx[d] = 0
+			}
 		}
 	}
 }
@@ -290,9 +302,8 @@ func Values[T Elem](t Tensor) (vals []T, ok bool) {
 	if !ok {
 		return nil, false
 	}
-	pos := t.Positions()
-	vals = make([]T, len(pos))
-	for i, p := range pos {
+	vals = make([]T, t.NumEl())
+	for i, p := range t.EachPosition() {
 		vals[i] = data[p]
 	}
 	return vals, true

@@ -332,6 +332,28 @@ func TestPositionsValuesContiguous(t *testing.T) {
 			if pos == nil || !reflect.DeepEqual(pos, tt.want) {
 				t.Errorf("Positions() = %#v, want %v", pos, tt.want)
 			}
+			var each []int
+			for i, p := range tt.t.EachPosition() {
+				if i != len(each) {
+					t.Fatalf("EachPosition yielded number %d after %d elements", i, len(each))
+				}
+				each = append(each, p)
+			}
+			if len(each) != len(tt.want) || !reflect.DeepEqual(each, tt.want) && len(each) > 0 {
+				t.Errorf("EachPosition() yielded %v, want %v", each, tt.want)
+			}
+			for stop := range len(tt.want) {
+				n := 0
+				for range tt.t.EachPosition() {
+					if n == stop {
+						break
+					}
+					n++
+				}
+				if n != stop {
+					t.Errorf("EachPosition went on after break at %d", stop)
+				}
+			}
 			vals, ok := scatter.Values[float64](tt.t)
 			if !ok {
 				t.Fatal("Values[float64] not ok")
