@@ -145,9 +145,9 @@ func (e *Expectation) Allowed(lvl scatter.Level) (Allowed, error) {
 	out.Elems = make([]Outcomes, n)
 	var args [][]int64 // per group: the args that conform (torch_scatter min/max)
 	if arg != nil {
-		args = make([][]int64, len(p.groups))
+		args = make([][]int64, p.groups.len())
 	}
-	for gi, g := range p.groups {
+	for gi, g := range p.groups.all() {
 		a, as := groupAllow(p, g)
 		if g.out >= 0 && g.out < n {
 			out.Elems[g.out] = a.outcomes(p.dtype)
@@ -184,8 +184,9 @@ func (e *Expectation) Allowed(lvl scatter.Level) (Allowed, error) {
 func (e *Expectation) strictOutcomes() []Outcomes {
 	dt := e.plan.dtype
 	tieFree := e.tieFree()
-	os := make([]Outcomes, len(e.canonOut))
-	for i, want := range e.canonOut {
+	os := make([]Outcomes, scatter.DataLen(e.canonOut))
+	for i := range os {
+		want := elemAt(e.canonOut, i)
 		v := elemScalar(dt, want)
 		if tieFree != nil && tieFree[i] && !want.nan && want.f == 0 {
 			os[i] = Outcomes{Values: []scatter.Scalar{v, scatter.Float(-v.Float64())}}

@@ -551,7 +551,7 @@ func TestBoundRounding(t *testing.T) {
 
 // TestBoundMeanCount checks meanCount against SEMANTICS.md §3.4 and §8.1.
 func TestBoundMeanCount(t *testing.T) {
-	srcs := func(n int) group { return group{srcs: make([]int, n)} }
+	srcs := func(n int) group { return group{srcs: make([]int32, n)} }
 	cases := []struct {
 		dt        scatter.DType
 		rule      meanRule

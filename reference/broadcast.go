@@ -170,14 +170,8 @@ func outputTooLarge(e *errs, shape []int) bool {
 // declinedPrefix starts the message of the error outputTooLarge records.
 const declinedPrefix = "the reference does not allocate "
 
-// dimPositions returns, for every row-major position of shape, its
-// coordinate along dim.
-func dimPositions(shape []int, dim int) []int {
-	n := numel(shape)
-	inner := numel(shape[dim+1:])
-	pos := make([]int, n)
-	for p := range pos {
-		pos[p] = (p / inner) % shape[dim]
-	}
-	return pos
+// argAlong returns the argRule whose dimPos is, for every row-major
+// position of shape, its coordinate along dim.
+func argAlong(shape []int, dim int) *argRule {
+	return &argRule{inner: numel(shape[dim+1:]), size: shape[dim]}
 }

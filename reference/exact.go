@@ -121,7 +121,7 @@ func groupOperands(p *plan, g group) []elem {
 		vs = append(vs, elemAt(p.init.Data, g.out))
 	}
 	for _, s := range g.srcs {
-		vs = append(vs, elemAt(p.src.Data, s))
+		vs = append(vs, elemAt(p.src.Data, int(s)))
 	}
 	return vs
 }
@@ -202,12 +202,12 @@ func tsFold(p *plan, g group) (raw, out elem, arg int64) {
 	acc := start
 	rule := p.arg
 	if rule == nil { // a plan without its argRule: judge the values alone
-		rule = &argRule{dimPos: make([]int, p.src.NumEl())}
+		rule = &argRule{inner: 1, size: 1} // every dimPos 0
 	}
 	arg = rule.sentinel
 	isFloat := p.dtype.IsFloat()
 	for _, s := range g.srcs {
-		v := elemAt(p.src.Data, s)
+		v := elemAt(p.src.Data, int(s))
 		var better bool
 		switch {
 		case isFloat && p.kind == kTSMax:
@@ -221,7 +221,7 @@ func tsFold(p *plan, g group) (raw, out elem, arg int64) {
 		}
 		if better {
 			acc = v
-			arg = int64(rule.dimPos[s])
+			arg = rule.dimPos(s)
 		}
 	}
 	return acc, tsMask(p, start, acc), arg
@@ -281,9 +281,9 @@ func tsArgs(p *plan, g group, raw elem, arg int64) []int64 {
 		args = append(args, arg)
 	}
 	for _, s := range g.srcs {
-		v := elemAt(p.src.Data, s)
+		v := elemAt(p.src.Data, int(s))
 		if !v.nan && !raw.nan && v.f == raw.f && v.i == raw.i {
-			args = addArg(args, int64(p.arg.dimPos[s]))
+			args = addArg(args, p.arg.dimPos(s))
 		}
 	}
 	return args
@@ -328,7 +328,7 @@ func groupAllow(p *plan, g group) (allow, []int64) {
 	case kAssign:
 		var a allow
 		for _, s := range g.srcs {
-			v := elemAt(p.src.Data, s)
+			v := elemAt(p.src.Data, int(s))
 			if !containsOutcome(a.vals, v) {
 				a.vals = append(a.vals, v)
 			}

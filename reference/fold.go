@@ -20,7 +20,7 @@ func (p *plan) fold() scatter.Result {
 		}
 		arg = scatter.Tensor{Shape: append([]int{}, p.shape...), Data: argData}
 	}
-	for _, g := range p.groups {
+	for _, g := range p.groups.all() {
 		if p.dtype.IsFloat() {
 			v, a := p.foldFloat(g)
 			setFloat(out.Data, g.out, v)
@@ -103,7 +103,7 @@ func (p *plan) foldFloat(g group) (float64, int64) {
 	}
 	at := p.accType()
 	for _, s := range g.srcs {
-		v := scatter.Float64At(p.src.Data, s)
+		v := scatter.Float64At(p.src.Data, int(s))
 		switch p.kind {
 		case kAssign:
 			acc = v
@@ -121,11 +121,11 @@ func (p *plan) foldFloat(g group) (float64, int64) {
 			}
 		case kTSMax: // torch_scatter: if (new > cur) cur = new, arg = e
 			if v > acc {
-				acc, argv = v, int64(p.arg.dimPos[s])
+				acc, argv = v, p.arg.dimPos(s)
 			}
 		case kTSMin:
 			if v < acc {
-				acc, argv = v, int64(p.arg.dimPos[s])
+				acc, argv = v, p.arg.dimPos(s)
 			}
 		}
 	}
@@ -186,7 +186,7 @@ func (p *plan) foldInt(g group) (int64, int64) {
 		argv = p.arg.sentinel
 	}
 	for _, s := range g.srcs {
-		v := intAt(p.src.Data, s)
+		v := intAt(p.src.Data, int(s))
 		switch p.kind {
 		case kAssign:
 			acc = v
@@ -204,11 +204,11 @@ func (p *plan) foldInt(g group) (int64, int64) {
 			}
 		case kTSMax:
 			if v > acc {
-				acc, argv = v, int64(p.arg.dimPos[s])
+				acc, argv = v, p.arg.dimPos(s)
 			}
 		case kTSMin:
 			if v < acc {
-				acc, argv = v, int64(p.arg.dimPos[s])
+				acc, argv = v, p.arg.dimPos(s)
 			}
 		}
 	}

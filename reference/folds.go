@@ -1,8 +1,6 @@
 package reference
 
 import (
-	"slices"
-
 	"github.com/scatterconf/scatter"
 )
 
@@ -71,9 +69,13 @@ func (e *Expectation) Folds() (Folds, bool) {
 	default:
 		return Folds{}, false
 	}
-	f.Groups = make([]FoldGroup, len(p.groups))
-	for i, g := range p.groups {
-		f.Groups[i] = FoldGroup{Out: g.out, Srcs: slices.Clone(g.srcs)}
+	f.Groups = make([]FoldGroup, p.groups.len())
+	for i, g := range p.groups.all() {
+		srcs := make([]int, len(g.srcs))
+		for j, s := range g.srcs {
+			srcs[j] = int(s)
+		}
+		f.Groups[i] = FoldGroup{Out: g.out, Srcs: srcs}
 	}
 	return f, true
 }

@@ -90,7 +90,7 @@ func planTensorScatter(c scatter.TensorScatter, prof scatter.Profile) (*plan, er
 			return nil, e
 		}
 	}
-	vals := make([][]int64, len(T))
+	at := make([]func([]int) int64, len(T)) // indices[k] broadcast to S, read at a position of S
 	for k, t := range c.Indices {
 		if t.IsZero() {
 			continue
@@ -100,7 +100,7 @@ func planTensorScatter(c scatter.TensorScatter, prof scatter.Profile) (*plan, er
 			e.add(scatter.ErrShapeMismatch, "Cannot broadcast shape %v to shape %v (indices[%d])", t.Shape, S, k)
 			continue
 		}
-		vals[k] = indexValues(v)
+		at[k] = indexAt(v)
 	}
 	if len(e) > 0 {
 		return nil, e
@@ -110,38 +110,43 @@ func planTensorScatter(c scatter.TensorScatter, prof scatter.Profile) (*plan, er
 		e.add(scatter.ErrUnsupportedDType, "Tensor.scatter: the element type bool has no addition")
 		return nil, e
 	}
-	n := numel(S)
-	outPos := make([]int, n)
-	srcPos := make([]int, n)
-	j := make([]int, len(T))
-	for p := 0; p < n; p++ {
-		pi := unravel(p, S)
+	// target position j(p) of src position p: j[k] = indices[k][p], or p[k]
+	j := make([]int64, len(T))
+	target := func(pi []int) []int64 {
 		for k := range T {
-			var v int64
-			if vals[k] != nil {
-				v = vals[k][p]
+			if at[k] != nil {
+				j[k] = at[k](pi)
 			} else {
-				v = int64(pi[k])
+				j[k] = int64(pi[k])
 			}
-			if v < 0 || v >= int64(T[k]) {
-				for q := range T {
-					if vals[q] != nil {
-						j[q] = int(vals[q][p])
-					} else {
-						j[q] = pi[q]
-					}
-				}
-				e.add(scatter.ErrIndexOutOfRange, "Position %v is out of range for tensor of shape %v", j, T)
-				return nil, e
-			}
-			j[k] = int(v)
 		}
-		outPos[p] = ravel(j, T)
-		srcPos[p] = p
+		return j
 	}
+	walk(S, func(_ int, pi []int) bool {
+		for k, v := range target(pi) {
+			if v < 0 || v >= int64(T[k]) {
+				e.add(scatter.ErrIndexOutOfRange, "Position %v is out of range for tensor of shape %v", j, T)
+				return false
+			}
+		}
+		return true
+	})
+	if len(e) > 0 {
+		return nil, e
+	}
+	jj := make([]int, len(T))
+	groups := groupBy(numel(T), func(yield func(out, src int)) {
+		walk(S, func(p int, pi []int) bool {
+			for k, v := range target(pi) {
+				jj[k] = int(v)
+			}
+			yield(ravel(jj, T), p)
+			return true
+		})
+	})
 	init, _ := scatter.Zeros(dt, T...)
 	return &plan{dtype: dt, shape: append([]int{}, T...), init: init, src: src.Contiguous(), kind: kSum,
-		self: true, perStep: true, groups: groupBy(outPos, srcPos)}, nil
+		self: true, perStep: true, groups: groups}, nil
 }
 
 // planTensorGather: Tensor.gather indices src:
@@ -195,46 +200,41 @@ func planTensorGather(c scatter.TensorGather, prof scatter.Profile) (*plan, errs
 			return nil, e
 		}
 	}
-	vals := make([][]int64, len(S))
+	at := make([]func([]int) int64, len(S)) // indices[k] broadcast to T, read at a position of T
 	for k, t := range c.Indices {
 		if !t.IsZero() {
 			v, _ := numpyBroadcastTo(t, T)
-			vals[k] = indexValues(v)
+			at[k] = indexAt(v)
 		}
 	}
 	dt := src.DType()
 	n := numel(T)
 	p := &plan{dtype: dt, shape: append([]int{}, T...), src: src.Contiguous(), kind: kAssign}
 	p.init, _ = scatter.Zeros(dt, T...)
-	p.groups = make([]group, 0, n)
+	p.groups.reserve(n, n)
+	// source position of target position i: indices[k][i], or i[k]
+	pos := make([]int64, len(S))
 	j := make([]int, len(S))
-	for i := 0; i < n; i++ {
-		ii := unravel(i, T)
+	walk(T, func(i int, ii []int) bool {
 		for k := range S {
-			if vals[k] != nil {
-				j[k] = int(vals[k][i])
-				if vals[k][i] < 0 || vals[k][i] >= int64(S[k]) {
-					j[k] = -1
-				}
+			if at[k] != nil {
+				pos[k] = at[k](ii)
 			} else {
-				j[k] = ii[k]
+				pos[k] = int64(ii[k])
 			}
 		}
-		for k := range S {
-			if j[k] < 0 || j[k] >= S[k] {
-				pos := make([]int64, len(S))
-				for q := range S {
-					if vals[q] != nil {
-						pos[q] = vals[q][i]
-					} else {
-						pos[q] = int64(ii[q])
-					}
-				}
+		for k, v := range pos {
+			if v < 0 || v >= int64(S[k]) {
 				e.add(scatter.ErrIndexOutOfRange, "Position %v is out of range for tensor of shape %v", pos, S)
-				return nil, e
+				return false
 			}
+			j[k] = int(v)
 		}
-		p.groups = append(p.groups, group{out: i, srcs: []int{ravel(j, S)}})
+		p.groups.add(i, ravel(j, S))
+		return true
+	})
+	if len(e) > 0 {
+		return nil, e
 	}
 	return p, nil
 }

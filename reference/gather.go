@@ -59,17 +59,18 @@ func planGather(c scatter.Gather, prof scatter.Profile) (*plan, errs) {
 		}
 		return nil, e
 	}
-	ishape := shapeOrScalar(c.Index)
 	inShape := shapeOrScalar(c.Input)
-	size := inShape[dim]
-	for q, v := range indexValues(c.Index) {
-		if v < 0 || v >= int64(size) {
-			e = append(e, outOfBounds(v, dim, size))
-			return nil, e
-		}
-		idx := unravel(q, ishape)
-		idx[dim] = int(v)
-		p.groups = append(p.groups, group{out: q, srcs: []int{ravel(idx, inShape)}})
+	if oob := firstOutOfBounds(c.Index, dim, inShape[dim]); oob != nil {
+		return nil, append(e, oob)
 	}
+	at := indexAt(c.Index)
+	p.groups.reserve(n, n)
+	walk(shapeOrScalar(c.Index), func(q int, idx []int) bool {
+		k := idx[dim]
+		idx[dim] = int(at(idx))
+		p.groups.add(q, ravel(idx, inShape))
+		idx[dim] = k
+		return true
+	})
 	return p, nil
 }

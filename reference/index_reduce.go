@@ -166,21 +166,21 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 	}
 
 	sshape := shapeOrScalar(c.Self)
-	var outPos, srcPos []int
 	// the elements of one self slice: every multi-index with elem[dim] == 0
 	sliceShape := append([]int{}, sshape...)
 	sliceShape[dim] = 1
-	sliceLen, _ := scatter.NumElements(sliceShape)
-	for i, v := range idx {
-		for q := 0; q < sliceLen; q++ {
-			elem := unravel(q, sliceShape)
-			elem[dim] = int(v)
-			outPos = append(outPos, ravel(elem, sshape))
-			srcPos = append(srcPos, srcOf(i, elem))
+	gs := groupBy(c.Self.NumEl(), func(yield func(out, src int)) {
+		for i, v := range idx {
+			walk(sliceShape, func(_ int, elem []int) bool {
+				elem[dim] = int(v)
+				yield(ravel(elem, sshape), srcOf(i, elem))
+				elem[dim] = 0
+				return true
+			})
 		}
-	}
+	})
 	p := &plan{dtype: dt, shape: c.Self.Shape, init: c.Self.Contiguous(), src: c.Source.Contiguous(),
-		kind: k, self: !c.ExcludeSelf, perStep: true, groups: groupBy(outPos, srcPos)}
+		kind: k, self: !c.ExcludeSelf, perStep: true, groups: gs}
 	if k == kMean {
 		p.mean = &meanRule{countSelf: !c.ExcludeSelf, perStep: prof.IndexMeanCountPerStep(c.Self.Dim(), dim, c.Index.DType())}
 	}

@@ -56,7 +56,7 @@ type Expectation struct {
 	canon scatter.Result
 
 	strictOnce sync.Once
-	canonOut   []elem  // canonical Out in row-major order
+	canonOut   any     // canonical Out's elements in row-major order (its contiguous Data)
 	canonArg   []int64 // canonical Arg in row-major order
 	canonBad   string  // why the canonical result cannot be used, if it cannot
 
@@ -251,9 +251,7 @@ func (e *Expectation) prepareStrict() {
 		e.canonBad = r
 		return
 	}
-	for _, pos := range e.canon.Out.Positions() {
-		e.canonOut = append(e.canonOut, elemAt(e.canon.Out.Data, pos))
-	}
+	e.canonOut = e.canon.Out.Contiguous().Data
 	if p.arg != nil {
 		if r := checkTensorLayout("arg", e.canon.Arg, scatter.DTInt64, p.shape); r != "" {
 			e.canonBad = r
@@ -267,9 +265,9 @@ func (e *Expectation) prepareStrict() {
 func (e *Expectation) compareStrict(res scatter.Result, bad *badElements) {
 	dt := e.plan.dtype
 	tieFree := e.tieFree()
-	for i, pos := range res.Out.Positions() {
+	for i, pos := range res.Out.EachPosition() {
 		bad.total++
-		got, want := elemAt(res.Out.Data, pos), e.canonOut[i]
+		got, want := elemAt(res.Out.Data, pos), elemAt(e.canonOut, i)
 		if tieFree != nil && tieFree[i] && want.f == 0 && got.f == 0 && !got.nan && !want.nan {
 			continue
 		}
@@ -302,8 +300,8 @@ func (e *Expectation) tieFree() []bool {
 	if !e.plan.dtype.IsFloat() || !(k == kAmax || k == kAmin || k == kTSMax || k == kTSMin) {
 		return nil
 	}
-	free := make([]bool, len(e.canonOut))
-	for _, g := range e.plan.groups {
+	free := make([]bool, scatter.DataLen(e.canonOut))
+	for _, g := range e.plan.groups.all() {
 		if g.out >= 0 && g.out < len(free) {
 			free[g.out] = true
 		}
@@ -320,7 +318,7 @@ func (e *Expectation) prepareConformant() {
 	for i := range e.groupOf {
 		e.groupOf[i] = -1
 	}
-	for gi, g := range p.groups {
+	for gi, g := range p.groups.all() {
 		if g.out >= 0 && g.out < n {
 			e.groupOf[g.out] = int32(gi)
 		}
@@ -339,14 +337,14 @@ func (e *Expectation) compareConformant(res scatter.Result, bad *badElements) {
 	dt := p.dtype
 	e.strictOnce.Do(e.prepareStrict)
 	canonOK := e.canonBad == ""
-	for i, pos := range res.Out.Positions() {
+	for i, pos := range res.Out.EachPosition() {
 		bad.total++
 		got := elemAt(res.Out.Data, pos)
-		if canonOK && sameOutcome(e.canonOut[i], got) {
+		if canonOK && sameOutcome(elemAt(e.canonOut, i), got) {
 			continue
 		}
 		if gi := e.groupOf[i]; gi >= 0 {
-			a, _ := groupAllow(p, p.groups[gi])
+			a, _ := groupAllow(p, p.groups.at(int(gi)))
 			if !a.match(got) {
 				bad.add("out", i, func() string { return formatElem(dt, got) },
 					func() string { return describeAllow(dt, &a) })
@@ -370,7 +368,7 @@ func (e *Expectation) compareConformant(res scatter.Result, bad *badElements) {
 		}
 		want := []int64{p.arg.sentinel}
 		if gi := e.groupOf[i]; gi >= 0 {
-			_, want = groupAllow(p, p.groups[gi])
+			_, want = groupAllow(p, p.groups.at(int(gi)))
 		}
 		if !slices.Contains(want, got) {
 			bad.add("arg", i, func() string { return fmt.Sprint(got) },

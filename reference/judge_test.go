@@ -13,7 +13,15 @@ import (
 
 // judgePlan returns a hand-built plan over the contiguous init and src.
 func judgePlan(init, src scatter.Tensor, k kind, self bool, groups ...group) *plan {
-	return &plan{dtype: init.DType(), shape: init.Shape, init: init, src: src, kind: k, self: self, groups: groups}
+	p := &plan{dtype: init.DType(), shape: init.Shape, init: init, src: src, kind: k, self: self}
+	for _, g := range groups {
+		srcs := make([]int, len(g.srcs))
+		for i, s := range g.srcs {
+			srcs[i] = int(s)
+		}
+		p.groups.add(g.out, srcs...)
+	}
+	return p
 }
 
 // judgeExpect returns the expectation of a hand-built plan whose canonical
@@ -47,10 +55,10 @@ func mustMismatch(t *testing.T, e *Expectation, lvl scatter.Level, res scatter.R
 	return mm
 }
 
-func judgeSeq(n int) []int {
-	s := make([]int, n)
+func judgeSeq(n int) []int32 {
+	s := make([]int32, n)
 	for i := range s {
-		s[i] = i
+		s[i] = int32(i)
 	}
 	return s
 }
@@ -139,7 +147,7 @@ func TestJudgeSumFloat16Profiles(t *testing.T) {
 func TestJudgeOverflow(t *testing.T) {
 	h := scatter.Float16FromFloat64
 	p := judgePlan(scatter.FromSlice([]scatter.Float16{h(65504)}), scatter.FromSlice([]scatter.Float16{h(65504), h(-65504)}),
-		kSum, true, group{srcs: []int{0, 1}})
+		kSum, true, group{srcs: []int32{0, 1}})
 	p.perStep = true
 	e := judgeExpect(p, judgeOut(h(math.Inf(1))))
 	for _, v := range []float64{math.Inf(1), 65504} {
@@ -159,7 +167,7 @@ func TestJudgeOverflow(t *testing.T) {
 func TestJudgeProd(t *testing.T) {
 	src := []float32{float32(math.Ldexp(1, -100)), float32(math.Ldexp(1, -100)), float32(math.Ldexp(1, 100)), float32(math.Ldexp(1, 100)), -3, 0.1, 0.1}
 	p := judgePlan(scatter.FromSlice([]float32{1, 5}), scatter.FromSlice(src), kProd, false,
-		group{out: 0, srcs: []int{0, 1, 2, 3}}, group{out: 1, srcs: []int{4, 5, 6}})
+		group{out: 0, srcs: []int32{0, 1, 2, 3}}, group{out: 1, srcs: []int32{4, 5, 6}})
 	e := judgeExpect(p, judgeOut[float32](1, 5*-3*0.1*0.1))
 	y := float32(-3) * float32(0.1) * float32(0.1)
 	for _, out := range [][]float32{{1, y}, {0, y}, {float32(math.Inf(1)), y}, {float32(math.NaN()), y}} {
@@ -169,7 +177,7 @@ func TestJudgeProd(t *testing.T) {
 		mustMismatch(t, e, scatter.Conformant, judgeOut(out...), nil, fmt.Sprint(out))
 	}
 	// A zero factor: a signed zero, the sign exact.
-	p = judgePlan(scatter.FromSlice([]float32{2}), scatter.FromSlice([]float32{-1, 0}), kProd, true, group{srcs: []int{0, 1}})
+	p = judgePlan(scatter.FromSlice([]float32{2}), scatter.FromSlice([]float32{-1, 0}), kProd, true, group{srcs: []int32{0, 1}})
 	e = judgeExpect(p, judgeOut(float32(math.Copysign(0, -1))))
 	mustConform(t, e, scatter.Conformant, judgeOut(float32(math.Copysign(0, -1))), nil, "-0")
 	mustMismatch(t, e, scatter.Conformant, judgeOut[float32](0), nil, "+0")
@@ -180,7 +188,7 @@ func TestJudgeProd(t *testing.T) {
 func TestJudgeAmaxZeroSigns(t *testing.T) {
 	negZero := float32(math.Copysign(0, -1))
 	p := judgePlan(scatter.FromSlice([]float32{negZero, 1}), scatter.FromSlice([]float32{0, -5, float32(math.NaN()), 2}), kAmax, true,
-		group{out: 0, srcs: []int{0, 1}}, group{out: 1, srcs: []int{2, 3}})
+		group{out: 0, srcs: []int32{0, 1}}, group{out: 1, srcs: []int32{2, 3}})
 	nan := float32(math.NaN())
 	e := judgeExpect(p, judgeOut(negZero, nan))
 	for _, z := range []float32{0, negZero} {
@@ -191,7 +199,7 @@ func TestJudgeAmaxZeroSigns(t *testing.T) {
 	mustMismatch(t, e, scatter.Conformant, judgeOut[float32](0, 2), nil, "NaN dropped")
 	// An untouched zero keeps its sign exactly.
 	pu := judgePlan(scatter.FromSlice([]float32{negZero, 1}), scatter.FromSlice([]float32{3}), kAmax, true,
-		group{out: 1, srcs: []int{0}})
+		group{out: 1, srcs: []int32{0}})
 	eu := judgeExpect(pu, judgeOut(negZero, 3))
 	for _, lvl := range []scatter.Level{scatter.Strict, scatter.Conformant} {
 		mustMismatch(t, eu, lvl, judgeOut[float32](0, 3), nil, "untouched -0 became +0 at "+lvl.String())
@@ -203,7 +211,7 @@ func TestJudgeAmaxZeroSigns(t *testing.T) {
 // conformant level and the last at strict.
 func TestJudgeAssign(t *testing.T) {
 	p := judgePlan(scatter.FromSlice([]float32{0, 0, 9}), scatter.FromSlice([]float32{1, 4, 2}), kAssign, false,
-		group{out: 0, srcs: []int{0, 1}}, group{out: 1, srcs: []int{2}})
+		group{out: 0, srcs: []int32{0, 1}}, group{out: 1, srcs: []int32{2}})
 	e := judgeExpect(p, judgeOut[float32](4, 2, 9))
 	mustConform(t, e, scatter.Conformant, judgeOut[float32](1, 2, 9), nil, "first candidate")
 	mustConform(t, e, scatter.Conformant, judgeOut[float32](4, 2, 9), nil, "last candidate")
@@ -218,12 +226,12 @@ func TestJudgeAssign(t *testing.T) {
 // TestJudgeIntegers: integer results are exact, wrapping included.
 func TestJudgeIntegers(t *testing.T) {
 	p := judgePlan(scatter.FromSlice([]int8{100, 3}), scatter.FromSlice([]int8{100, 50, -7}), kSum, true,
-		group{out: 0, srcs: []int{0, 1}}, group{out: 1, srcs: []int{2}})
+		group{out: 0, srcs: []int32{0, 1}}, group{out: 1, srcs: []int32{2}})
 	e := judgeExpect(p, judgeOut[int8](-6, -4))
 	mustConform(t, e, scatter.Conformant, judgeOut[int8](-6, -4), nil, "wrapped sum")
 	mustMismatch(t, e, scatter.Conformant, judgeOut[int8](-5, -4), nil, "off by one")
 	// uint8 mean of three 250s: (750 mod 256) // 3 = 238 // 3 = 79 (SEMANTICS.md §3.4).
-	p = judgePlan(scatter.FromSlice([]uint8{0}), scatter.FromSlice([]uint8{250, 250, 250}), kMean, false, group{srcs: []int{0, 1, 2}})
+	p = judgePlan(scatter.FromSlice([]uint8{0}), scatter.FromSlice([]uint8{250, 250, 250}), kMean, false, group{srcs: []int32{0, 1, 2}})
 	p.mean = &meanRule{}
 	e = judgeExpect(p, judgeOut[uint8](79))
 	mustConform(t, e, scatter.Conformant, judgeOut[uint8](79), nil, "uint8 mean")
@@ -237,7 +245,7 @@ func TestJudgeIntegers(t *testing.T) {
 	mustConform(t, e, scatter.Conformant, judgeOut[int8](-1), nil, "int8 mean of 129")
 	// bool sum is or, prod is and.
 	p = judgePlan(scatter.FromSlice([]bool{false, true}), scatter.FromSlice([]bool{true, false}), kProd, true,
-		group{out: 0, srcs: []int{0}}, group{out: 1, srcs: []int{0, 1}})
+		group{out: 0, srcs: []int32{0}}, group{out: 1, srcs: []int32{0, 1}})
 	e = judgeExpect(p, judgeOut(false, false))
 	mustConform(t, e, scatter.Conformant, judgeOut(false, false), nil, "bool prod")
 	mustMismatch(t, e, scatter.Conformant, judgeOut(false, true), nil, "bool prod")
@@ -246,7 +254,7 @@ func TestJudgeIntegers(t *testing.T) {
 // TestJudgeMean: a float mean conforms within the interval of its sum
 // divided by the count.
 func TestJudgeMean(t *testing.T) {
-	p := judgePlan(scatter.FromSlice([]float32{10}), scatter.FromSlice([]float32{1, 2}), kMean, true, group{srcs: []int{0, 1}})
+	p := judgePlan(scatter.FromSlice([]float32{10}), scatter.FromSlice([]float32{1, 2}), kMean, true, group{srcs: []int32{0, 1}})
 	p.mean = &meanRule{countSelf: true}
 	want := float32(13) / 3
 	e := judgeExpect(p, judgeOut(want))
@@ -260,8 +268,8 @@ func TestJudgeTorchScatterArgs(t *testing.T) {
 	low := -float32(math.MaxFloat32)
 	nan := float32(math.NaN())
 	p := judgePlan(scatter.FromSlice([]float32{low, low, low}), scatter.FromSlice([]float32{1, 3, 3, nan}), kTSMax, true,
-		group{out: 0, srcs: []int{0, 1, 2}}, group{out: 1, srcs: []int{3}})
-	p.arg = &argRule{dimPos: []int{0, 1, 2, 3}, sentinel: 4, masked: true}
+		group{out: 0, srcs: []int32{0, 1, 2}}, group{out: 1, srcs: []int32{3}})
+	p.arg = &argRule{inner: 1, size: 4, sentinel: 4, masked: true}
 	res := func(out []float32, arg []int64) scatter.Result {
 		return scatter.Result{Out: scatter.FromSlice(out), Arg: scatter.FromSlice(arg)}
 	}
@@ -310,7 +318,7 @@ func TestJudgeErrors(t *testing.T) {
 		t.Errorf("conformant mismatch: %v", m)
 	}
 	// And a call that must succeed does not conform with an error.
-	p := judgePlan(scatter.FromSlice([]float32{1}), scatter.FromSlice([]float32{2}), kSum, true, group{srcs: []int{0}})
+	p := judgePlan(scatter.FromSlice([]float32{1}), scatter.FromSlice([]float32{2}), kSum, true, group{srcs: []int32{0}})
 	mustMismatch(t, judgeExpect(p, judgeOut[float32](3)), scatter.Conformant, scatter.Result{}, dimErr, "error on success")
 	// anything: every result and every rejection conforms, but not an
 	// error without a code (a process that crashed, hung or answered
@@ -329,7 +337,7 @@ func TestJudgeErrors(t *testing.T) {
 // valid strided view.
 func TestJudgeLayout(t *testing.T) {
 	init := scatter.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
-	p := judgePlan(init, scatter.FromSlice([]float32{10}), kSum, true, group{out: 4, srcs: []int{0}})
+	p := judgePlan(init, scatter.FromSlice([]float32{10}), kSum, true, group{out: 4, srcs: []int32{0}})
 	canon := scatter.FromSlice([]float32{1, 2, 3, 4, 15, 6}, 2, 3)
 	e := judgeExpect(p, scatter.Result{Out: canon})
 	// The same values as a transposed view over a 3x2 buffer with a guard band.
@@ -353,7 +361,7 @@ func TestJudgeLayout(t *testing.T) {
 func TestJudgeNaNPayloads(t *testing.T) {
 	q := math.Float32frombits(0x7fc00000)
 	other := math.Float32frombits(0xffc01234)
-	p := judgePlan(scatter.FromSlice([]float32{q}), scatter.FromSlice([]float32{1}), kSum, true, group{srcs: []int{0}})
+	p := judgePlan(scatter.FromSlice([]float32{q}), scatter.FromSlice([]float32{1}), kSum, true, group{srcs: []int32{0}})
 	e := judgeExpect(p, judgeOut(q))
 	for _, lvl := range []scatter.Level{scatter.Strict, scatter.Conformant} {
 		mustConform(t, e, lvl, judgeOut(other), nil, "another NaN")
@@ -513,7 +521,7 @@ func judgeRandomTensor(r *rand.Rand, dt scatter.DType, shape ...int) scatter.Ten
 // TestJudgeReportSignedZero: a product with a zero factor and a negative
 // sign allows only -0, and the report says so.
 func TestJudgeReportSignedZero(t *testing.T) {
-	p := judgePlan(scatter.FromSlice([]float32{2}), scatter.FromSlice([]float32{-1, 0}), kProd, true, group{srcs: []int{0, 1}})
+	p := judgePlan(scatter.FromSlice([]float32{2}), scatter.FromSlice([]float32{-1, 0}), kProd, true, group{srcs: []int32{0, 1}})
 	e := judgeExpect(p, judgeOut(float32(math.Copysign(0, -1))))
 	err := e.Check(scatter.Conformant, judgeOut[float32](0), nil)
 	if err == nil || !strings.Contains(err.Error(), "exactly -0.0") {

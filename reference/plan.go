@@ -21,8 +21,8 @@ type plan struct {
 	init   scatter.Tensor // contiguous; the output before any contribution
 	src    scatter.Tensor // contiguous; the values contributions point into
 	kind   kind
-	self   bool    // init[g.out] is the first operand of the reduction
-	groups []group // the output elements that receive at least one contribution
+	self   bool     // init[g.out] is the first operand of the reduction
+	groups groupSet // the output elements that receive at least one contribution
 
 	// perStep: float16/bfloat16 sums and products round to the dtype after
 	// every step (PyTorch 1.13, and index_reduce in every version); false:
@@ -37,12 +37,6 @@ type plan struct {
 	// empty 1-d index, whose uninitialised replacement is read); the judge
 	// accepts every outcome.
 	anything bool
-}
-
-// group is one output element and its contributions in canonical order.
-type group struct {
-	out  int   // position in init / the output
-	srcs []int // positions in src
 }
 
 // kind is how a plan's contributions combine.
@@ -84,14 +78,18 @@ type meanRule struct {
 // output's shape): the position along dim of the winning src element, or
 // sentinel (src.size(dim)) where none won.
 type argRule struct {
-	dimPos   []int // for each src position, its coordinate along dim
-	sentinel int64
+	// the coordinate along dim of src position s: s / inner % size
+	inner, size int
+	sentinel    int64
 	// masked: out was not given. Then init is zeros (what an element that
 	// receives nothing ends as), plan.self is false, each group starts from
 	// the dtype's finite lowest (max) or highest (min) value, and a group
 	// whose result still equals that start becomes 0 with the sentinel arg.
 	masked bool
 }
+
+// dimPos returns the coordinate along dim of src position s.
+func (r *argRule) dimPos(s int32) int64 { return int64(int(s) / r.inner % r.size) }
 
 // errs collects the rules a call breaks, in PyTorch's order of checking:
 // the first is the error PyTorch raises (and the reference returns, and the

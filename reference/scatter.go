@@ -1,8 +1,6 @@
 package reference
 
 import (
-	"slices"
-
 	"github.com/scatterconf/scatter"
 )
 
@@ -93,12 +91,14 @@ func (s dimScatter) validate(e *errs, prof scatter.Profile) (dim int, ok bool) {
 // [0, size) (along dim), or nil; an index of a dtype that is not an index
 // dtype has no values to check.
 func firstOutOfBounds(index scatter.Tensor, dim, size int) *scatter.Error {
-	for _, v := range indexValues(index) {
+	var oob *scatter.Error
+	eachIndexValue(index, func(v int64) bool {
 		if v < 0 || v >= int64(size) {
-			return outOfBounds(v, dim, size)
+			oob = outOfBounds(v, dim, size)
 		}
-	}
-	return nil
+		return oob == nil
+	})
+	return oob
 }
 
 // outOfBounds is the kernel's error for index value v:
@@ -151,72 +151,35 @@ func (s dimScatter) shapeCheck(e *errs, dim int) {
 	}
 }
 
-// targets returns, for every index position in row-major order, the output
-// position it writes and the src position it reads, or the first
-// out-of-bounds index value:
+// groups returns the call's groups, or the error for the first index value
+// outside [0, size) in row-major order, which the kernel reports before
+// writing anything:
 //
 //	index I is out of bounds for dimension D with size S
-func (s dimScatter) targets(dim int) (outPos, srcPos []int, oob *scatter.Error) {
+func (s dimScatter) groups(dim int) (groupSet, *scatter.Error) {
+	if oob := firstOutOfBounds(s.index, dim, sizeAt(s.self, dim)); oob != nil {
+		return groupSet{}, oob
+	}
 	ishape := shapeOrScalar(s.index)
 	sshape := shapeOrScalar(s.self)
 	var srcShape []int
 	if !s.src.IsZero() {
 		srcShape = shapeOrScalar(s.src)
 	}
-	size := sshape[dim]
-	vals := indexValues(s.index)
-	outPos = make([]int, len(vals))
-	srcPos = make([]int, len(vals))
-	for p, v := range vals {
-		if v < 0 || v >= int64(size) {
-			return nil, nil, outOfBounds(v, dim, size)
-		}
-		idx := unravel(p, ishape)
-		if srcShape != nil {
-			srcPos[p] = ravel(idx, srcShape)
-		}
-		idx[dim] = int(v)
-		outPos[p] = ravel(idx, sshape)
-	}
-	return outPos, srcPos, nil
-}
-
-// groupBy collects the src positions per output position, keeping the
-// order of the index positions (increasing position along dim for one
-// target), groups sorted by output position. It is a counting sort: the
-// contributions per output, then each group's srcs a slice of one array
-// filled in the index's order (a map of appended slices took about three
-// times the memory and most of a large call's planning time).
-// The positions are in range: every planner has checked them.
-func groupBy(outPos, srcPos []int) []group {
-	n := 0
-	for _, o := range outPos {
-		n = max(n, o+1)
-	}
-	start := make([]int, n+1) // contributions to outputs before o: start[o]
-	for _, o := range outPos {
-		start[o+1]++
-	}
-	groups := 0
-	for o := range n {
-		if start[o+1] > 0 {
-			groups++
-		}
-		start[o+1] += start[o]
-	}
-	flat := make([]int, len(srcPos))
-	next := slices.Clone(start[:n])
-	for i, o := range outPos {
-		flat[next[o]] = srcPos[i]
-		next[o]++
-	}
-	gs := make([]group, 0, groups)
-	for o := range n {
-		if start[o+1] > start[o] {
-			gs = append(gs, group{out: o, srcs: flat[start[o]:start[o+1]:start[o+1]]})
-		}
-	}
-	return gs
+	at := indexAt(s.index)
+	return groupBy(numel(sshape), func(yield func(out, src int)) {
+		walk(ishape, func(_ int, idx []int) bool {
+			src := 0 // the scalar value's one element
+			if srcShape != nil {
+				src = ravel(idx, srcShape)
+			}
+			p := idx[dim]
+			idx[dim] = int(at(idx))
+			yield(ravel(idx, sshape), src)
+			idx[dim] = p
+			return true
+		})
+	}), nil
 }
 
 // opmathPerStep reports whether 16-bit float sums and products of the
@@ -257,10 +220,11 @@ func planScatter(c scatter.Scatter, prof scatter.Profile) (*plan, errs) {
 		p.src = scatter.Tensor{Shape: []int{0}, Data: scatter.MakeData(p.dtype, 0)}
 		return p, nil
 	}
-	outPos, srcPos, oob := s.targets(dim)
+	gs, oob := s.groups(dim)
 	if c.Value != nil {
 		v, verr := convertScalar(*c.Value, p.dtype, prof)
-		first := indexValues(c.Index)[0]
+		var first int64
+		eachIndexValue(c.Index, func(v int64) bool { first = v; return false })
 		firstOK := first >= 0 && first < int64(sizeAt(c.Self, dim))
 		switch {
 		case verr != nil && oob != nil && !firstOK:
@@ -277,7 +241,7 @@ func planScatter(c scatter.Scatter, prof scatter.Profile) (*plan, errs) {
 	if oob != nil {
 		return nil, errs{oob}
 	}
-	p.groups = groupBy(outPos, srcPos)
+	p.groups = gs
 	return p, nil
 }
 
@@ -355,7 +319,7 @@ func planScatterReduce(c scatter.ScatterReduce, prof scatter.Profile) (*plan, er
 		return &plan{dtype: dt, shape: c.Self.Shape, init: c.Self.Contiguous(), kind: k, self: true,
 			src: scatter.Tensor{Shape: []int{0}, Data: scatter.MakeData(dt, 0)}}, nil
 	}
-	outPos, srcPos, oob := s.targets(dim)
+	gs, oob := s.groups(dim)
 	if boolMean {
 		dtErr := scatter.Errorf(scatter.ErrUnsupportedDType, `"scatter_gather_tensor_cpu_reduce_mean" not implemented for 'Bool'`)
 		if oob != nil && c.ExcludeSelf {
@@ -370,7 +334,7 @@ func planScatterReduce(c scatter.ScatterReduce, prof scatter.Profile) (*plan, er
 		return nil, errs{oob}
 	}
 	p := &plan{dtype: dt, shape: c.Self.Shape, init: c.Self.Contiguous(), src: c.Src.Contiguous(),
-		kind: k, self: !c.ExcludeSelf, perStep: opmathPerStep(prof), groups: groupBy(outPos, srcPos)}
+		kind: k, self: !c.ExcludeSelf, perStep: opmathPerStep(prof), groups: gs}
 	if k == kMean {
 		p.mean = &meanRule{countSelf: !c.ExcludeSelf, perStep: opmathPerStep(prof)}
 	}

@@ -50,32 +50,31 @@ func tsBroadcast(t scatter.Tensor, dim int, to []int) (scatter.Tensor, *scatter.
 	return viewOf(t, append([]int{}, to...), est), nil
 }
 
-// tsGroups groups a dim-scatter whose index view (values vals, row-major
-// over shape) has the source's shape, so that the row-major position p is
-// also the source position: p goes to t = p with t[dim] = vals[p], at its
-// row-major position in outShape (same rank). The values must be in range.
-func tsGroups(vals []int64, shape []int, dim int, outShape []int) []group {
-	outPos := make([]int, len(vals))
-	srcPos := make([]int, len(vals))
-	for p, v := range vals {
-		idx := unravel(p, shape)
-		idx[dim] = int(v)
-		outPos[p] = ravel(idx, outShape)
-		srcPos[p] = p
-	}
-	return groupBy(outPos, srcPos)
+// tsGroups groups a dim-scatter whose index view has the source's shape, so
+// that the row-major position p is also the source position: p goes to
+// t = p with t[dim] = index[p], at its row-major position in outShape (same
+// rank). The values must be in range.
+func tsGroups(index scatter.Tensor, shape []int, dim int, outShape []int) groupSet {
+	at := indexAt(index)
+	return groupBy(numel(outShape), func(yield func(out, src int)) {
+		walk(shape, func(p int, idx []int) bool {
+			k := idx[dim]
+			idx[dim] = int(at(idx))
+			yield(ravel(idx, outShape), p)
+			idx[dim] = k
+			return true
+		})
+	})
 }
 
-// boundsCheck records the first index value outside [0, size), in
+// boundsCheck records the first value of index outside [0, size), in
 // row-major order, as scatter_add_'s kernel reports it:
 //
 //	index I is out of bounds for dimension D with size S
-func boundsCheck(e *errs, vals []int64, dim, size int) bool {
-	for _, v := range vals {
-		if v < 0 || v >= int64(size) {
-			*e = append(*e, outOfBounds(v, dim, size))
-			return false
-		}
+func boundsCheck(e *errs, index scatter.Tensor, dim, size int) bool {
+	if oob := firstOutOfBounds(index, dim, size); oob != nil {
+		*e = append(*e, oob)
+		return false
 	}
 	return true
 }
@@ -319,11 +318,10 @@ func planTorchScatterAdd(c scatter.TorchScatterAdd, prof scatter.Profile) (*plan
 		func() []int { return ts1IndexStrides(c.Index.Shape, d, S, bshape) }, !expandsAny(S, bshape)) {
 		return nil, e
 	}
-	vals := indexValues(bidx)
-	if !boundsCheck(&e, vals, wd, sizeAt(out, wd)) {
+	if !boundsCheck(&e, bidx, wd, sizeAt(out, wd)) {
 		return nil, e
 	}
-	p.groups = tsGroups(vals, bshape, wd, shapeOrScalar(out))
+	p.groups = tsGroups(bidx, bshape, wd, shapeOrScalar(out))
 	return p, nil
 }
 
@@ -451,11 +449,10 @@ func (ts tsCall) sum() (*plan, errs) {
 		return nil, e
 	}
 	if bn > 0 {
-		vals := indexValues(ts.bidx)
-		if !boundsCheck(&e, vals, wd, sizeAt(out, wd)) {
+		if !boundsCheck(&e, ts.bidx, wd, sizeAt(out, wd)) {
 			return nil, e
 		}
-		p.groups = tsGroups(vals, S, wd, shapeOrScalar(out))
+		p.groups = tsGroups(ts.bidx, S, wd, shapeOrScalar(out))
 	}
 	if ts.k == kMean {
 		p.mean = &meanRule{clampBelow: true, perStep: opmathPerStep(ts.prof)}
@@ -517,15 +514,17 @@ func (ts tsCall) meanCount(e *errs, out scatter.Tensor, p *plan) bool {
 			indexDTypeErr(e, ts.prof)
 			return false
 		}
-		ivals := indexValues(c.Index)
-		if !boundsCheck(e, ivals, idim, N) {
+		if !boundsCheck(e, c.Index, idim, N) {
 			return false
 		}
-		for q, v := range ivals {
-			idx := unravel(q, I)
-			idx[idim] = int(v)
+		at := indexAt(c.Index)
+		walk(I, func(_ int, idx []int) bool {
+			k := idx[idim]
+			idx[idim] = int(at(idx))
 			counts[ravel(idx, cshape)]++
-		}
+			idx[idim] = k
+			return true
+		})
 	}
 	for i, v := range counts {
 		if v < 1 {
@@ -542,7 +541,7 @@ func (ts tsCall) meanCount(e *errs, out scatter.Tensor, p *plan) bool {
 		return false
 	}
 	natural := make([]int64, numel(out.Shape))
-	for _, g := range p.groups {
+	for _, g := range p.groups.all() {
 		natural[g.out] = int64(len(g.srcs))
 	}
 	for t, cnt := range indexValues(cb) {
@@ -647,8 +646,7 @@ func (ts tsCall) kernel() (*plan, errs) {
 		return nil, e
 	}
 	// The bounds check is the suite's rule, not torch_scatter's (see above).
-	vals := indexValues(ts.bidx)
-	if bn > 0 && !boundsCheck(&e, vals, d, size[d]) {
+	if bn > 0 && !boundsCheck(&e, ts.bidx, d, size[d]) {
 		return nil, e
 	}
 	p := &plan{dtype: dt, shape: append([]int{}, size...), src: c.Src.Contiguous(), kind: ts.k, self: true, perStep: true}
@@ -669,10 +667,11 @@ func (ts tsCall) kernel() (*plan, errs) {
 		p.self = false
 	}
 	if ts.k != kProd {
-		p.arg = &argRule{dimPos: dimPositions(S, d), sentinel: int64(S[d]), masked: !ts.hasOut}
+		p.arg = argAlong(S, d)
+		p.arg.sentinel, p.arg.masked = int64(S[d]), !ts.hasOut
 	}
 	if bn > 0 {
-		p.groups = tsGroups(vals, S, d, size)
+		p.groups = tsGroups(ts.bidx, S, d, size)
 	}
 	return p, nil
 }

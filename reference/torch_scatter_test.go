@@ -190,7 +190,7 @@ func TestTorchScatterAddValidation(t *testing.T) {
 // groupsOf writes a plan's groups as out:srcs lists.
 func groupsOf(p *plan) string {
 	s := ""
-	for _, g := range p.groups {
+	for _, g := range p.groups.all() {
 		s += fmt.Sprintf("%d:%v ", g.out, g.srcs)
 	}
 	return s
@@ -231,7 +231,7 @@ func TestTorchScatterPlans(t *testing.T) {
 		{name: "max", call: scatter.TorchScatter{Src: src, Index: idx, Reduce: "max"}, shape: []int{4}, init: []float64{0, 0, 0, 0},
 			groups: "0:[0 2] 1:[1 3 4] 3:[5] ",
 			check: func(t *testing.T, p *plan) {
-				if p.kind != kTSMax || p.self || p.arg == nil || !p.arg.masked || p.arg.sentinel != 6 || !slices.Equal(p.arg.dimPos, []int{0, 1, 2, 3, 4, 5}) {
+				if p.kind != kTSMax || p.self || p.arg == nil || !p.arg.masked || p.arg.sentinel != 6 || p.arg.inner != 1 || p.arg.size != 6 {
 					t.Errorf("kind %v self %v arg %+v", p.kind, p.self, p.arg)
 				}
 			}},
@@ -516,9 +516,9 @@ func TestExtRandomCalls(t *testing.T) {
 			if verr := res.Out.Validate(); verr != nil || !slices.Equal(res.Out.Shape, p.shape) || res.Out.DType() != p.dtype {
 				t.Fatalf("%+v: out %v (shape %v dtype %v), plan shape %v dtype %v", c, verr, res.Out.Shape, res.Out.DType(), p.shape, p.dtype)
 			}
-			for _, g := range p.groups {
+			for _, g := range p.groups.all() {
 				for _, s := range g.srcs {
-					if g.out < 0 || g.out >= p.init.NumEl() || s < 0 || s >= p.src.NumEl() {
+					if g.out < 0 || g.out >= p.init.NumEl() || s < 0 || int(s) >= p.src.NumEl() {
 						t.Fatalf("%+v: group %v outside init %v / src %v", c, g, p.init.Shape, p.src.Shape)
 					}
 				}
