@@ -756,5 +756,20 @@ def handle(rid, req):
     return result_answer(rid, run_guarded(fn))
 
 
+def check_numpy():
+    """Tensors travel through numpy. A numpy that this torch was not built
+    against (a user site's numpy 2 over Debian's torch 1.13, say) fails
+    every call with "Numpy is not available": say so once, at start, and
+    exit, instead of answering every call with that error."""
+    try:
+        torch.from_numpy(np.zeros(1, dtype=np.float32)).numpy()
+    except Exception as e:  # noqa: BLE001 - any failure means the same
+        sys.exit("torch_adapter: torch %s cannot use numpy %s from %s (%s: %s); "
+                 "another numpy shadows the one torch was built with (a user site's is "
+                 "ignored by python3 -s)" % (torch.__version__, np.__version__,
+                                              os.path.dirname(np.__file__), type(e).__name__, e))
+
+
 if __name__ == "__main__":
+    check_numpy()
     serve(handle)
