@@ -27,6 +27,16 @@ type Target struct {
 	// hand in a wrapper whose Info does not claim Deterministic: the claim
 	// belongs to the backend, not to the harness.
 	Level scatter.Level
+	// Copies: the backend receives copies of each call's tensors (it is a
+	// process behind the line protocol), so what it does to the storage it
+	// is given (writes into an input, or into storage two inputs share)
+	// cannot be seen here; the checks that look for it say so and skip.
+	Copies bool
+	// Materialises: a strided view reaches the backend as a contiguous
+	// copy (a protocol implementation without the strides extension), so a
+	// view and its contiguous copy are the same call to it; the checks that
+	// compare them say so and skip.
+	Materialises bool
 }
 
 // JudgeLevel returns the level t's backend is judged at: Strict when the

@@ -264,7 +264,7 @@ func checkAll(t TB, target Target, budget Budget, tt *testing.T) Report {
 			continue
 		}
 		pr := PropertyReport{Name: p.name}
-		if reason := p.skipReason(info, lvl); reason != "" {
+		if reason := p.skipReason(target, info, lvl); reason != "" {
 			pr.Skipped = reason
 			rep.Properties = append(rep.Properties, pr)
 			if tt != nil {

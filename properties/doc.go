@@ -48,11 +48,13 @@
 //   - invariants/inputs-unchanged: the tensors of one dtype share a single
 //     backing slice with guard elements between; not one bit of it may
 //     change (every property also checks its own calls' inputs, guard
-//     elements included).
+//     elements included). Skipped for a Target.Copies backend (a process
+//     behind the line protocol), which never sees the storage.
 //   - invariants/strided-vs-contiguous: every tensor a strided view
 //     (offset, transposed, gapped, expanded); the contiguous copy of the call
 //     must give the same bits (strict targets) or a result the judge of the
-//     copy accepts.
+//     copy accepts. Skipped for a Target.Materialises backend, to which
+//     both are the same call.
 //   - invariants/repeatable: for targets judged strict, three runs of one
 //     call give the same bits.
 //   - metamorphic/permute-duplicates/{scatter,index_reduce}: reordering the

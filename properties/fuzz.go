@@ -22,7 +22,7 @@ func FuzzTarget(target Target, f Family, budget ...Budget) func(*testing.T, []by
 	cfg := resolveTier(firstBudget(budget).Tier).params().cfg
 	var runs []*runCtx
 	for _, p := range familyProperties(f) {
-		if p.skipReason(info, lvl) == "" {
+		if p.skipReason(target, info, lvl) == "" {
 			runs = append(runs, &runCtx{target: target, info: info, level: lvl, cfg: cfg, prop: p, st: &propState{}})
 		}
 	}

@@ -55,13 +55,24 @@ type property struct {
 	keep func(scatter.DType) bool
 	// strict: only for targets judged at the strict level.
 	strict bool
-	run    func(c *caseCtx)
+	// storage: checks what the backend does to the storage it is given
+	// (not for a Target.Copies one); views: compares strided views with
+	// their contiguous copies (not for a Target.Materialises one).
+	storage, views bool
+	run            func(c *caseCtx)
 }
 
-// skipReason says why p cannot run on a backend with info, or "".
-func (p *property) skipReason(info scatter.Info, lvl scatter.Level) string {
+// skipReason says why p cannot run on target's backend, described by info
+// and judged at level lvl, or "".
+func (p *property) skipReason(target Target, info scatter.Info, lvl scatter.Level) string {
 	if p.strict && lvl != scatter.Strict {
-		return "the target does not claim determinism (it is judged at the conformant level)"
+		return "only for targets judged at the strict level (-level strict; in Go, a backend that claims Deterministic)"
+	}
+	if p.storage && target.Copies {
+		return "the target receives copies of the tensors (through the line protocol): what it does to the storage it is given cannot be seen"
+	}
+	if p.views && target.Materialises {
+		return "strided views reach the target as contiguous copies (it does not claim the protocol's strides extension): a view and its copy are the same call to it"
 	}
 	if p.anyOp {
 		for _, op := range p.ops {
@@ -371,7 +382,7 @@ func (c *caseCtx) judge(call scatter.Call, how string) {
 // backing slice (self and src side by side, guards between) and checks
 // that no bit of it changes, and that the outcome still conforms.
 func inputsUnchanged(ops []scatter.Op, f Family) *property {
-	return &property{name: "invariants/inputs-unchanged", family: f, ops: ops, anyOp: true, run: func(c *caseCtx) {
+	return &property{name: "invariants/inputs-unchanged", family: f, ops: ops, anyOp: true, storage: true, run: func(c *caseCtx) {
 		op := c.drawOp(ops)
 		call := c.draw("call", false, func(g *callgen.Drawer) scatter.Call { return g.Call(op) })
 		c.judge(aliasCall(call), "with its tensors sharing backing slices, ")
@@ -469,7 +480,7 @@ func setGuard(data any, i int) {
 // payloads aside) for a target judged strict, and the strided outcome
 // conforms to the contiguous call otherwise.
 func stridedAgrees(ops []scatter.Op, f Family) *property {
-	return &property{name: "invariants/strided-vs-contiguous", family: f, ops: ops, anyOp: true, run: func(c *caseCtx) {
+	return &property{name: "invariants/strided-vs-contiguous", family: f, ops: ops, anyOp: true, views: true, run: func(c *caseCtx) {
 		op := c.drawOp(ops)
 		call := c.draw("call", false, func(g *callgen.Drawer) scatter.Call { return g.Call(op) })
 		call = rapid.Custom(func(t *rapid.T) drawn {

@@ -114,3 +114,44 @@ func TestSkipsUnavailable(t *testing.T) {
 		t.Fatalf("an unavailable backend was not skipped with its reason: failed=%v, calls=%v, logs=%q", rec.failed, b.seen, rec.logs)
 	}
 }
+
+// TestSkipsWhatCopiesHide checks that a target that receives copies of the
+// tensors (Target.Copies) skips the property that looks at its storage, and
+// one that receives views materialised (Target.Materialises) the one that
+// compares views with their copies, each saying why; the other properties
+// still run.
+func TestSkipsWhatCopiesHide(t *testing.T) {
+	noFailFiles(t)
+	for _, tc := range []struct {
+		name                 string
+		copies, materialises bool
+		skipped              []string
+	}{
+		{"in-process", false, false, nil},
+		{"copies", true, false, []string{"invariants/inputs-unchanged"}},
+		{"copies/materialises", true, true, []string{"invariants/inputs-unchanged", "invariants/strided-vs-contiguous"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{name: t.Name()}
+			target := properties.Target{Backend: reference.New(scatter.Torch2), Profile: scatter.Torch2,
+				Copies: tc.copies, Materialises: tc.materialises}
+			rep := properties.CheckTB(rec, target, properties.Budget{Tier: properties.TierShort, Checks: 2,
+				Match: "^invariants/(inputs-unchanged|strided-vs-contiguous)$|^differential/scatter_add$"})
+			if rep.Failed() || rec.failed {
+				t.Fatalf("the reference failed:\n%s", strings.Join(rec.errors, "\n"))
+			}
+			for _, p := range rep.Properties {
+				want := slices.Contains(tc.skipped, p.Name)
+				if got := p.Skipped != ""; got != want {
+					t.Errorf("%s: skipped %v (%q), want %v", p.Name, got, p.Skipped, want)
+				}
+				if want && !strings.Contains(p.Skipped, "cannot be seen") && !strings.Contains(p.Skipped, "the same call") {
+					t.Errorf("%s: the reason %q does not say what the copies hide", p.Name, p.Skipped)
+				}
+			}
+			if len(rep.Properties) != 3 {
+				t.Errorf("%d properties reported, want 3", len(rep.Properties))
+			}
+		})
+	}
+}

@@ -483,6 +483,40 @@ func (g *guarded) firstDecline() (scatter.Call, error) {
 	return c, err
 }
 
+// gaveUpCases folds the cases a guarded backend did not run after it gave
+// up (answered errGaveUp, failure kind "gave-up") into skips, and keeps the
+// process failures that made it give up, so that the run fails once, with
+// them, instead of once per case not run (and a repro of each, for calls
+// never sent).
+type gaveUpCases struct {
+	notRun   int
+	failures []string // "ID: summary" of each process failure
+}
+
+// fold turns a gave-up case into a skip, and notes a process failure.
+func (gu *gaveUpCases) fold(cr *caseResult) {
+	if cr.Status != stFail || cr.Failure == nil {
+		return
+	}
+	switch cr.Failure.Kind {
+	case "gave-up":
+		gu.notRun++
+		cr.Status, cr.Reason, cr.Failure, cr.Note = stSkip, errGaveUp.Error(), nil, ""
+	case "timeout", "crash", "garbage", "closed":
+		gu.failures = append(gu.failures, cr.ID+": "+cr.Failure.Summary)
+	}
+}
+
+// verdict is the failing case "gate/gave-up" of a run whose backend gave up
+// after n process failures.
+func (gu *gaveUpCases) verdict(n int) *caseResult {
+	msg := fmt.Sprintf("the gate stopped sending requests after %d hangs, crashes or garbage answers (-max-process-failures); %d cases were not run", n, gu.notRun)
+	report := msg + ". The process failures:\n  " + strings.Join(gu.failures, "\n  ")
+	return &caseResult{ID: "gate/gave-up", Source: "gate", Status: stFail,
+		Origin:  "the gate: a run passes only when every case it planned ran",
+		Failure: &failure{Kind: "gave-up", Summary: msg, Report: report}}
+}
+
 // processKind names a process failure: the ProcessError's kind, or
 // "gave-up".
 func processKind(err error) string {
@@ -540,7 +574,12 @@ func runTarget(b scatter.Backend, client *protocol.Client, cfg *gateConfig, p sc
 		r.Notes = append(r.Notes, "the implementation claims to be deterministic; this run judges it at the conformant level as asked (-level strict holds it to bit-exactness)")
 	}
 	cfg.sess.addRun(r, info.Unavailable != "")
-	emit := func(cr *caseResult) { g.known.excuse(cr); cfg.sess.add(r, cr) }
+	var gaveUp gaveUpCases
+	emit := func(cr *caseResult) {
+		g.known.excuse(cr)
+		gaveUp.fold(cr)
+		cfg.sess.add(r, cr)
+	}
 	target := spec.Target{Backend: g, Profile: p, Level: cfg.level}
 
 	if cfg.suites[suiteSpec] || cfg.suites[suiteFixtures] {
@@ -565,6 +604,9 @@ func runTarget(b scatter.Backend, client *protocol.Client, cfg *gateConfig, p sc
 	}
 	if cfg.suites[suiteWorkloads] && !cfg.sess.stopped() {
 		runWorkloadsPart(target, g, cfg, emit)
+	}
+	if g.gaveUp {
+		cfg.sess.add(r, gaveUp.verdict(g.procFail))
 	}
 	cfg.sess.update(r, func(r *runReport) {
 		if client != nil {

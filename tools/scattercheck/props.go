@@ -96,7 +96,7 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 				tb.Errorf("the properties stopped: %v", r)
 			}
 		}()
-		rep = properties.CheckTB(tb, properties.Target{Backend: g, Profile: p, Level: cfg.level}, budget)
+		rep = properties.CheckTB(tb, propertiesTarget(g, p, cfg.level), budget)
 	}()
 	declined, declinedErr := g.firstDecline()
 	var out []*caseResult
@@ -288,4 +288,15 @@ func (f *failure) rerunKept(calls []scatter.Call, g *guarded) {
 	}
 	f.classified = true
 	f.uncompared = fmt.Sprintf("asked again, the implementation answered the %d call(s) it printed %s: the property failed on how answers relate, or on an answer that changes from call to call", len(calls), how)
+}
+
+// propertiesTarget is the properties' target for the guarded backend g: an
+// implementation behind the protocol receives copies of the tensors, and
+// views as views only with the strides extension.
+func propertiesTarget(g *guarded, p scatter.Profile, lvl scatter.Level) properties.Target {
+	t := properties.Target{Backend: g, Profile: p, Level: lvl}
+	if c, ok := g.inner.(*protocol.Client); ok {
+		t.Copies, t.Materialises = true, !c.Extensions().Strides
+	}
+	return t
 }
