@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,42 @@ type ProcessError struct {
 	ID      int64  // the request's id
 	Detail  string // what happened, for people
 	Stderr  string // the tail of the implementation's standard error then
+	// History is what the process was sent since it started, after its
+	// hello: the operation request lines, oldest first, the failed one
+	// last (none for a failed start), so that a failure that depends on
+	// the requests before it can be replayed (the hello, EncodeHello(0),
+	// then these). It holds at most the last HistoryMaxRequests requests
+	// and, past the failed one, HistoryMaxBytes bytes of them;
+	// HistoryDropped counts the earlier ones left out.
+	History        [][]byte
+	HistoryDropped int
+}
+
+// The bounds of ProcessError.History.
+const (
+	HistoryMaxRequests = 1000
+	HistoryMaxBytes    = 16 << 20
+)
+
+// history is the request lines sent to one process, bounded as
+// ProcessError.History says.
+type history struct {
+	lines   [][]byte
+	bytes   int
+	dropped int
+}
+
+// add records line, the newest, and drops the oldest past the bounds; the
+// newest is always kept.
+func (h *history) add(line []byte) {
+	h.lines = append(h.lines, line)
+	h.bytes += len(line)
+	for len(h.lines) > 1 && (len(h.lines) > HistoryMaxRequests || h.bytes > HistoryMaxBytes+len(line)) {
+		h.bytes -= len(h.lines[0])
+		h.lines[0] = nil
+		h.lines = h.lines[1:]
+		h.dropped++
+	}
 }
 
 func (e *ProcessError) Error() string {
@@ -366,6 +403,9 @@ func (c *Client) start() (Answer, error) {
 // and returns a *ProcessError.
 func (c *Client) roundTrip(line []byte, id int64, op string, timeout time.Duration, maxLine int) (Answer, error) {
 	p := c.p
+	if op != OpHello && op != OpBench {
+		p.sent.add(line)
+	}
 	deadline := time.Now().Add(timeout)
 	p.stdin.SetWriteDeadline(deadline)
 	p.stdout.SetReadDeadline(deadline)
@@ -439,10 +479,12 @@ func (c *Client) fail(kind string, id int64, op, detail string) error {
 	if status := c.p.stop(grace, c.opts.killGrace()); status != "" {
 		detail += " (" + status + ")"
 	}
+	sent := c.p.sent
 	c.p = nil
 	c.live.Store(nil)
 	// stop waited for the child's standard error to be copied.
-	pe := &ProcessError{Kind: kind, Command: c.command, Op: op, ID: id, Detail: detail, Stderr: c.stderr.String()}
+	pe := &ProcessError{Kind: kind, Command: c.command, Op: op, ID: id, Detail: detail, Stderr: c.stderr.String(),
+		History: slices.Clone(sent.lines), HistoryDropped: sent.dropped}
 	c.stderr.note(fmt.Sprintf("%s on request %d (%s): %s", kind, id, op, detail))
 	return pe
 }
@@ -470,6 +512,8 @@ type child struct {
 	waitErr   error         // cmd.Wait's error, once exited is closed
 	errCopied chan struct{} // closed once its standard error is all copied
 	ended     sync.Once     // the group's termination, done once
+
+	sent history // the operation requests it was sent (not bench's)
 }
 
 func startChild(command string, opts ClientOptions, stderr io.Writer) (*child, error) {

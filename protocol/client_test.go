@@ -280,6 +280,60 @@ func TestClientCrash(t *testing.T) {
 	}
 }
 
+// TestClientCrashHistory checks that a process failure carries what the
+// process was sent since it started, the failed request last, and that a
+// restarted process starts a history of its own.
+func TestClientCrashHistory(t *testing.T) {
+	c := newHelper(t, "serve", ClientOptions{Timeout: 20 * time.Second})
+	checkGather(t, c, "first")
+	checkGather(t, c, "second")
+	_, err := c.Run(gatherCall(trigCrash, 1, 2))
+	pe := processError(t, err, KindCrash)
+	if len(pe.History) != 3 || pe.HistoryDropped != 0 {
+		t.Fatalf("history of %d requests (%d dropped), want 3 (0)", len(pe.History), pe.HistoryDropped)
+	}
+	for i, line := range pe.History {
+		req, err := DecodeRequest(line)
+		if err != nil || req.ID != int64(i+1) || req.Op != "gather" { // ids 1, 2, then the crash's 3
+			t.Errorf("history line %d: id %d op %q (%v), want id %d gather", i, req.ID, req.Op, err, i+1)
+		}
+	}
+	if pe.ID != 3 {
+		t.Errorf("the failed request has id %d, want 3, the last of the history", pe.ID)
+	}
+	checkGather(t, c, "after the crash")
+	_, err = c.Run(gatherCall(trigCrash, 1, 2))
+	if pe := processError(t, err, KindCrash); len(pe.History) != 2 {
+		t.Errorf("the restarted process's history holds %d requests, want 2 (its own)", len(pe.History))
+	}
+}
+
+// TestHistoryBounds checks the bounds of ProcessError.History: the newest
+// request is always kept, at most HistoryMaxRequests, and past the newest
+// at most HistoryMaxBytes bytes; the rest are counted as dropped.
+func TestHistoryBounds(t *testing.T) {
+	var h history
+	for range HistoryMaxRequests + 5 {
+		h.add([]byte("x"))
+	}
+	if len(h.lines) != HistoryMaxRequests || h.dropped != 5 {
+		t.Errorf("%d lines, %d dropped; want %d, 5", len(h.lines), h.dropped, HistoryMaxRequests)
+	}
+	h = history{}
+	big := make([]byte, HistoryMaxBytes/3+1)
+	for range 4 {
+		h.add(big)
+	}
+	if len(h.lines) != 3 || h.dropped != 1 || h.bytes != 3*len(big) {
+		t.Errorf("%d lines (%d bytes), %d dropped; want 3 (%d), 1", len(h.lines), h.bytes, h.dropped, 3*len(big))
+	}
+	// a line past the bound is kept, with HistoryMaxBytes of the others
+	h.add(make([]byte, 2*HistoryMaxBytes))
+	if len(h.lines) != 3 || h.dropped != 2 || len(h.lines[2]) != 2*HistoryMaxBytes {
+		t.Errorf("a line past the bound: %d lines, %d dropped; want 3 (2 others and itself), 2", len(h.lines), h.dropped)
+	}
+}
+
 func TestClientGarbage(t *testing.T) {
 	c := newHelper(t, "serve", ClientOptions{Timeout: 20 * time.Second})
 	_, err := c.Run(gatherCall(trigGarbage, 1, 2))

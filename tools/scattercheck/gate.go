@@ -414,6 +414,11 @@ func runImpl(cfg *gateConfig) []*runReport {
 	return runs
 }
 
+// maxHistories is how many process failures of a run keep the requests
+// their process was sent (protocol.ProcessError.History, at most about
+// 16 MiB each), for -repro-dir's history.jsonl.
+const maxHistories = 10
+
 // errGaveUp is the answer of a guarded backend that has stopped sending
 // requests after too many process failures.
 var errGaveUp = errors.New("not run: the gate stopped sending requests after too many hangs, crashes or garbage answers (-max-process-failures)")
@@ -464,6 +469,9 @@ func (g *guarded) Run(c scatter.Call) (scatter.Result, error) {
 	}
 	known := g.known.saw(c, err) // torch's own known crash: not a process failure
 	var pe *protocol.ProcessError
+	if errors.As(err, &pe) && g.procFail >= maxHistories {
+		pe.History = nil // the gate's memory stays bounded, whatever -max-process-failures says
+	}
 	if errors.As(err, &pe) && !known {
 		g.procFail++
 		if g.maxProc > 0 && g.procFail >= g.maxProc {

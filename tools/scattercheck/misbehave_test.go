@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,6 +113,49 @@ func TestMisbehavingImplementations(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCrashHistoryReplays runs the gate on an implementation that crashes on
+// every 6th request of a process, which no single request reproduces: the
+// crash's repro folder holds history.jsonl (the hello, then the 6 requests
+// the process was sent), and feeding it to the implementation crashes it
+// again.
+func TestCrashHistoryReplays(t *testing.T) {
+	gate := buildTool(t, "tools/scattercheck")
+	mb := buildTool(t, "tools/adapters/misbehave")
+	dir := t.TempDir()
+	impl := shQuote(mb) + " -mode crash -every 6"
+	cmd := exec.Command(gate, "-impl", impl, "-ops", "gather", "-suites", "spec", "-repro-dir", dir, "-progress", "0")
+	out, _ := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	histories, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*", "history.jsonl"))
+	if len(histories) == 0 {
+		t.Fatalf("no history.jsonl in %s\n%s", dir, out)
+	}
+	h, err := os.ReadFile(histories[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(h), "\n"), "\n")
+	if len(lines) != 7 || lines[0] != `{"id":0,"op":"hello","protocol":1}` {
+		t.Fatalf("history.jsonl: %d lines, want the hello and 6 requests:\n%.400s", len(lines), h)
+	}
+	replay := exec.Command(mb, "-mode", "crash", "-every", "6")
+	replay.Stdin = bytes.NewReader(h)
+	var stderr bytes.Buffer
+	replay.Stderr = &stderr
+	err = replay.Run()
+	if replay.ProcessState.ExitCode() != 3 || !strings.Contains(stderr.String(), "crashing on request") {
+		t.Errorf("the replay did not crash: %v, stderr %q", err, stderr.String())
+	}
+	// one request alone does not crash it
+	one := exec.Command(mb, "-mode", "crash", "-every", "6")
+	one.Stdin = strings.NewReader(lines[0] + "\n" + lines[6] + "\n")
+	if err := one.Run(); err != nil {
+		t.Errorf("the failed request alone crashed it too (%v): the test shows nothing", err)
 	}
 }
 

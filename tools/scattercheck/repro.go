@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/fixtures/casefile"
 	"github.com/scatterconf/scatter/npy"
+	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/reference"
 	"github.com/scatterconf/scatter/repro"
 )
@@ -30,6 +32,9 @@ import (
 //	allowed_lo.npy allowed_hi.npy  the conformant bounds per element (allowed.go), when they are intervals
 //	scattercheck.json         the case id, status, failure kind, summary, the error returned
 //	request.jsonl             the call as a protocol request line
+//	history.jsonl             a hang, crash or garbage answer: the hello and every request the
+//	                          process was sent since it started, the failed one last (bounded:
+//	                          protocol.ProcessError.History), to replay with sh -c CMD < history.jsonl
 //	repro.py                  the PyTorch program
 //	report.txt                the full report
 
@@ -127,6 +132,20 @@ func writeRepro(folder, name string, r *runReport, cr *caseResult) error {
 		// holds the request itself and a program that reads the .npy files
 		files["request.jsonl"] = []byte(workloadLine(f.call) + "\n")
 		files["repro.py"] = []byte(repro.NpyProgram(f.call))
+	}
+	var pe *protocol.ProcessError
+	if errors.As(f.err, &pe) && len(pe.History) > 0 {
+		var b bytes.Buffer
+		b.Write(protocol.EncodeHello(0))
+		b.WriteByte('\n')
+		for _, line := range pe.History {
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		files["history.jsonl"] = b.Bytes()
+		meta["history_requests"], meta["history_dropped"] = len(pe.History), pe.HistoryDropped
+		js, _ := json.MarshalIndent(meta, "", "  ")
+		files["scattercheck.json"] = append(js, '\n')
 	}
 	files["report.txt"] = []byte(cr.details() + "\n")
 	for n, b := range files {
