@@ -43,8 +43,9 @@ type ProcessError struct {
 	// last (none for a failed start), so that a failure that depends on
 	// the requests before it can be replayed (the hello, EncodeHello(0),
 	// then these). It holds at most the last HistoryMaxRequests requests
-	// and, past the failed one, HistoryMaxBytes bytes of them;
-	// HistoryDropped counts the earlier ones left out.
+	// and, past the failed one, HistoryMaxBytes bytes of them, and no
+	// answered request longer than that; HistoryDropped counts the
+	// earlier ones left out.
 	History        [][]byte
 	HistoryDropped int
 }
@@ -61,6 +62,19 @@ type history struct {
 	lines   [][]byte
 	bytes   int
 	dropped int
+}
+
+// answered forgets the newest line, once answered, if it is longer than
+// HistoryMaxBytes: a line that long is held only while its request is in
+// flight, so that the history never keeps a huge call's line alive
+// while the next one is encoded.
+func (h *history) answered() {
+	if n := len(h.lines); n > 0 && len(h.lines[n-1]) > HistoryMaxBytes {
+		h.bytes -= len(h.lines[n-1])
+		h.lines[n-1] = nil
+		h.lines = h.lines[:n-1]
+		h.dropped++
+	}
 }
 
 // add records line, the newest, and drops the oldest past the bounds; the
@@ -440,6 +454,7 @@ func (c *Client) roundTrip(line []byte, id int64, op string, timeout time.Durati
 	if ans.ID != id {
 		return Answer{}, c.fail(KindGarbage, id, op, fmt.Sprintf("an answer with id %d", ans.ID))
 	}
+	p.sent.answered()
 	return ans, nil
 }
 

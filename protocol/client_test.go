@@ -327,10 +327,19 @@ func TestHistoryBounds(t *testing.T) {
 	if len(h.lines) != 3 || h.dropped != 1 || h.bytes != 3*len(big) {
 		t.Errorf("%d lines (%d bytes), %d dropped; want 3 (%d), 1", len(h.lines), h.bytes, h.dropped, 3*len(big))
 	}
-	// a line past the bound is kept, with HistoryMaxBytes of the others
+	// a line past the bound is kept, with HistoryMaxBytes of the others,
+	// while it is in flight
 	h.add(make([]byte, 2*HistoryMaxBytes))
 	if len(h.lines) != 3 || h.dropped != 2 || len(h.lines[2]) != 2*HistoryMaxBytes {
 		t.Errorf("a line past the bound: %d lines, %d dropped; want 3 (2 others and itself), 2", len(h.lines), h.dropped)
+	}
+	h.answered()
+	if len(h.lines) != 2 || h.dropped != 3 || h.bytes != 2*len(big) {
+		t.Errorf("the line past the bound, answered: %d lines (%d bytes), %d dropped; want 2 (%d), 3", len(h.lines), h.bytes, h.dropped, 2*len(big))
+	}
+	h.answered() // a line within the bound stays
+	if len(h.lines) != 2 {
+		t.Errorf("an answered line within the bound was forgotten: %d lines", len(h.lines))
 	}
 }
 
