@@ -25,6 +25,12 @@ type Mutant struct {
 	// Backend is the broken backend. Its Info is the reference's
 	// (deterministic: the strict level), named "mutant/<Name>".
 	Backend scatter.Backend
+	// Checks: the bug is in the rules PyTorch checks (which calls fail,
+	// and with which error), so an error the mutant returns where PyTorch
+	// raises another is what the bug means. The other mutants may change
+	// the call they run (tail-dropped narrows the index), and an error
+	// they then return is an accident of that.
+	Checks bool
 }
 
 // mutant is a Mutant's backend.
@@ -55,6 +61,7 @@ type mutantEntry struct {
 	fresh     func() runFunc
 	build     func(p scatter.Profile) runFunc
 	profiles  []scatter.Profile
+	checks    bool // Mutant.Checks
 }
 
 // home is the profile Mutants judges the entry under: the first of its
@@ -73,7 +80,7 @@ type runFunc func(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 var zoo = []mutantEntry{
 	{name: "negative-index-wrapped",
 		bug: "negative index values in [-size, -1] are wrapped Python-style (index_fill_'s rule) instead of raising index_out_of_range",
-		run: negativeIndexWrapped},
+		run: negativeIndexWrapped, checks: true},
 	{name: "nan-dropped-amax",
 		bug: "amax/amin compare with > and < only, so a NaN in src never wins (dropped) instead of propagating",
 		run: nanDroppedAmax},
@@ -95,6 +102,9 @@ var zoo = []mutantEntry{
 	{name: "duplicate-scatter-sums-writers",
 		bug: "plain scatter (no reduce) with duplicate targets writes the sum of the writers, a value none of them wrote",
 		run: duplicateScatterSumsWriters},
+	{name: "first-writer-wins",
+		bug: "plain scatter (no reduce) with duplicate targets keeps the first writer along dim where PyTorch's CPU kernels keep the last (a reversed loop, or a kernel that skips targets already written)",
+		run: firstWriterWins},
 	{name: "tail-dropped",
 		bug: "the last index position along dim is never read (an off-by-one loop bound)",
 		run: tailDropped},
@@ -106,7 +116,7 @@ var zoo = []mutantEntry{
 		run: scalarValueRounded},
 	{name: "empty-index-shape-checked",
 		bug: "the shape rules are checked for an empty index too, where PyTorch skips them",
-		run: emptyIndexShapeChecked},
+		run: emptyIndexShapeChecked, checks: true},
 	{name: "half-truncated",
 		bug:      "float16/bfloat16 sums, means and products are computed in float32 and stored by truncation (round toward zero) instead of rounding to nearest",
 		run:      halfTruncated,
@@ -122,7 +132,7 @@ var zoo = []mutantEntry{
 		run: fsharpNoneAsZero},
 	{name: "negative-dim-wrong",
 		bug: "a negative dim (and torch_scatter's default dim=-1) is taken as dimension 0 instead of counting from the end",
-		run: negativeDimWrong},
+		run: negativeDimWrong, checks: true},
 	{name: "int-sum-saturates",
 		bug: "integer sums saturate at the dtype's limits (a saturating SIMD add) instead of wrapping around",
 		run: intSumSaturates},
@@ -140,7 +150,10 @@ var zoo = []mutantEntry{
 		run: panicsOnEmptyIndex},
 	{name: "gather-index-clamped",
 		bug: "gather clamps an out-of-range index into [0, size) instead of raising index_out_of_range",
-		run: gatherIndexClamped},
+		run: gatherIndexClamped, checks: true},
+	{name: "scatter-index-clamped",
+		bug: "scatter, scatter_add and scatter_reduce clamp an out-of-range index into [0, size) instead of raising index_out_of_range",
+		run: scatterIndexClamped, checks: true},
 	{name: "small-int-sum-widened",
 		bug: "sums and products of bool, uint8, int8 and int16 are computed in a wider integer and returned as int32 (uint32 for uint8, which the protocol lacks: invalid_argument) instead of in self's dtype (bool or and and, integers wrapping)",
 		run: smallIntWidened},
@@ -208,13 +221,13 @@ var zoo = []mutantEntry{
 		run: cas16NeighbourLost},
 	{name: "out-of-range-ignored",
 		bug: "out-of-range index values are skipped silently (updates dropped, gather reading 0) instead of raising index_out_of_range",
-		run: outOfRangeIgnored},
+		run: outOfRangeIgnored, checks: true},
 	{name: "gather-index-modulo",
 		bug: "gather reads an out-of-range index value v at v mod size (NumPy's choose and take with mode=\"wrap\") instead of raising index_out_of_range",
-		run: gatherIndexModulo},
+		run: gatherIndexModulo, checks: true},
 	{name: "out-of-range-miscoded",
 		bug: "an out-of-range index value raises a generic invalid_argument error (the framework's own failure on it) instead of index_out_of_range",
-		run: outOfRangeMiscoded},
+		run: outOfRangeMiscoded, checks: true},
 	{name: "float32-count-saturates",
 		bug: "a mean counts its contributions in float32, one 1.0 at a time, so the count stops at 2^24 where torch 2 counts exactly (groups of more than 2^24 contributions)",
 		run: float32CountSaturates},
@@ -223,7 +236,7 @@ var zoo = []mutantEntry{
 		run: gatherIndexSizedOffsets},
 	{name: "gather-smaller-index-rejected",
 		bug: "gather raises shape_mismatch for an index smaller than the input in a dimension other than dim, which PyTorch allows (index.size(d) <= input.size(d))",
-		run: gatherSmallerIndexRejected},
+		run: gatherSmallerIndexRejected, checks: true},
 	{name: "nan-lost-to-later",
 		bug:   "amax and amin fold self and the contributions in index order with acc = acc > v ? acc : v (acc < v for amin): a NaN wins when it comes, but the next value replaces it, so a NaN is lost unless it comes last",
 		build: nanLostToLater},
@@ -265,7 +278,7 @@ func (e mutantEntry) mutant(p scatter.Profile) Mutant {
 	case e.build != nil:
 		run = e.build(p)
 	}
-	return Mutant{Name: e.name, Bug: e.bug, Profile: p, Backend: &mutant{name: e.name, base: reference.New(p), run: run}}
+	return Mutant{Name: e.name, Bug: e.bug, Profile: p, Backend: &mutant{name: e.name, base: reference.New(p), run: run}, Checks: e.checks}
 }
 
 // negativeIndexWrapped runs the mutant negative-index-wrapped: PyTorch
@@ -695,6 +708,72 @@ func gatherIndexClamped(b scatter.Backend, c scatter.Call) (scatter.Result, erro
 		}
 	}
 	return b.Run(c)
+}
+
+// scatterIndexClamped runs the mutant scatter-index-clamped.
+func scatterIndexClamped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	clamp := func(self, index scatter.Tensor, dim int) scatter.Tensor {
+		if n := dimSize(self, dim); n > 0 {
+			return mapIndex(index, func(v int64) int64 { return max(0, min(int64(n-1), v)) })
+		}
+		return index
+	}
+	switch x := c.(type) {
+	case scatter.Scatter:
+		x.Index = clamp(x.Self, x.Index, x.Dim)
+		c = x
+	case scatter.ScatterAdd:
+		x.Index = clamp(x.Self, x.Index, x.Dim)
+		c = x
+	case scatter.ScatterReduce:
+		x.Index = clamp(x.Self, x.Index, x.Dim)
+		c = x
+	}
+	return b.Run(c)
+}
+
+// firstWriterWins runs the mutant first-writer-wins: a valid plain
+// scatter runs with its index (and src) reversed along dim, so that of
+// the writers to one target the first along dim comes last, and wins.
+func firstWriterWins(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	x, ok := c.(scatter.Scatter)
+	if err != nil || !ok || x.Reduce != scatter.ReduceNone || x.Index.Dim() == 0 {
+		return res, err
+	}
+	d, _ := scatter.WrapDim(x.Dim, x.Self.Dim())
+	shape := x.Index.Shape
+	x.Index = reversedAlong(x.Index, shape, d)
+	if !x.Src.IsZero() {
+		x.Src = reversedAlong(x.Src, shape, d)
+	}
+	return b.Run(x)
+}
+
+// reversedAlong returns a contiguous tensor of the given shape (at most
+// t's in every dimension) whose element at i is t's at i with i[d]
+// reversed: shape[d]-1-i[d].
+func reversedAlong(t scatter.Tensor, shape []int, d int) scatter.Tensor {
+	out := scatter.Tensor{Shape: slices.Clone(shape), Data: scatter.MakeData(t.DType(), scatter.Numel(shape))}
+	st := t.StridesOrDefault()
+	idx := make([]int, len(shape))
+	for i := range scatter.Numel(shape) {
+		p := t.Offset
+		for k, v := range idx {
+			if k == d {
+				v = shape[k] - 1 - v
+			}
+			p += v * st[k]
+		}
+		scatter.CopyElem(out.Data, i, t.Data, p)
+		for k := len(idx) - 1; k >= 0; k-- {
+			if idx[k]++; idx[k] < shape[k] {
+				break
+			}
+			idx[k] = 0
+		}
+	}
+	return out
 }
 
 // ---- helpers of the mutants ----

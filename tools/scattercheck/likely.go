@@ -111,7 +111,8 @@ func (f *failure) unclassified() string {
 // likelyFor returns the mutant class of outcome (res, err) of call c under
 // profile prof at level lvl, or nil: the first mutant with the same
 // outcome, the others with the same outcome in Also; failing any, the
-// same for the same verdict. uncompared says why it compared nothing (an
+// same for the same verdict. Where PyTorch raises on c, only the mutants
+// whose bug is in the checks (Mutant.Checks) are compared. uncompared says why it compared nothing (an
 // output past maxLikelyElements), "" when it compared.
 func likelyFor(c scatter.Call, prof scatter.Profile, lvl scatter.Level, res scatter.Result, err error, maxOut, maxIn int) (l *likelyBug, uncompared string) {
 	if maxIn > 0 {
@@ -135,8 +136,14 @@ func likelyFor(c scatter.Call, prof scatter.Profile, lvl scatter.Level, res scat
 			(*l).Also = append((*l).Also, m.Name)
 		}
 	}
+	raises := exp.Codes() != nil
 	for _, m := range properties.MutantsFor(prof) {
-		if slices.Contains(unclassifying, m.Name) {
+		if slices.Contains(unclassifying, m.Name) || raises && !m.Checks {
+			// where PyTorch raises, only a mutant whose bug is in the
+			// checks tells something by its outcome: another one that
+			// fails or succeeds there does so because it changed the
+			// call it runs (tail-dropped narrows the index past an
+			// out-of-range value, or into another shape error)
 			continue
 		}
 		mres, merr, ok := runGuarded(m.Backend, cloneCall(c))

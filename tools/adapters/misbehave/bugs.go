@@ -22,6 +22,80 @@ var bugModes = map[string]func(b scatter.Backend, c scatter.Call) (scatter.Resul
 	"half-round-to-odd":      storeWith(roundToOdd),
 	"mean-of-accumulator":    meanOfAccumulator,
 	"subnormals-flushed":     subnormalsFlushed,
+	"index-clamped":          indexClamped,
+	"first-writer-wins":      firstWriterWins,
+}
+
+// indexClamped: scatter, scatter_add and scatter_reduce clamp an index
+// value outside [0, size) into it instead of raising index_out_of_range
+// (class scatter-index-clamped).
+func indexClamped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	clamp := func(self, index scatter.Tensor, dim int) scatter.Tensor {
+		d, ok := scatter.WrapDim(dim, self.Dim())
+		n := scatter.SizeAt(self.Shape, d)
+		if !ok || n == 0 || index.Validate() != nil || !index.DType().IsIndex() {
+			return index
+		}
+		out := scatter.CloneTensor(index.Contiguous())
+		for i := 0; i < out.NumEl(); i++ {
+			scatter.SetInt(out.Data, i, max(0, min(int64(n-1), scatter.IntAt(out.Data, i))))
+		}
+		return out
+	}
+	switch x := c.(type) {
+	case scatter.Scatter:
+		x.Index = clamp(x.Self, x.Index, x.Dim)
+		c = x
+	case scatter.ScatterAdd:
+		x.Index = clamp(x.Self, x.Index, x.Dim)
+		c = x
+	case scatter.ScatterReduce:
+		x.Index = clamp(x.Self, x.Index, x.Dim)
+		c = x
+	}
+	return b.Run(c)
+}
+
+// firstWriterWins: plain scatter keeps the first of the writers to a
+// target along dim, not the last (class first-writer-wins): it writes the
+// positions of the index in reverse row-major order, which reverses them
+// along dim too.
+func firstWriterWins(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	res, err := b.Run(c)
+	x, ok := c.(scatter.Scatter)
+	if err != nil || !ok || x.Reduce != scatter.ReduceNone || x.Src.IsZero() || x.Index.Dim() == 0 {
+		return res, err // a scalar value's writers all write one value
+	}
+	d, _ := scatter.WrapDim(x.Dim, x.Self.Dim())
+	out := scatter.CloneTensor(x.Self.Contiguous())
+	idx, _ := scatter.Values[int64](x.Index.Contiguous())
+	if x.Index.DType() == scatter.DTInt32 {
+		v32, _ := scatter.Values[int32](x.Index)
+		idx = make([]int64, len(v32))
+		for i, v := range v32 {
+			idx[i] = int64(v)
+		}
+	}
+	ishape := x.Index.Shape
+	sshape := x.Self.Shape
+	src := x.Src.Contiguous()
+	for p := len(idx) - 1; p >= 0; p-- {
+		coord := make([]int, len(ishape))
+		for k, q := len(ishape)-1, p; k >= 0; k-- {
+			coord[k], q = q%ishape[k], q/ishape[k]
+		}
+		s := 0
+		for k := range coord {
+			s = s*src.Shape[k] + coord[k]
+		}
+		coord[d] = int(idx[p])
+		o := 0
+		for k := range coord {
+			o = o*sshape[k] + coord[k]
+		}
+		scatter.CopyElem(out.Data, o, src.Data, s)
+	}
+	return scatter.Result{Out: out}, nil
 }
 
 // nanDropped: amax/amin compare with > and < only, so a NaN in src never

@@ -28,6 +28,8 @@
 //	misbehave -mode half-round-to-odd       16-bit sums stored rounding to odd
 //	misbehave -mode mean-of-accumulator     16-bit means divide the float32 accumulator
 //	misbehave -mode subnormals-flushed      scatter_add and scatter_reduce flush subnormals to zero
+//	misbehave -mode index-clamped           scatter, scatter_add and scatter_reduce clamp an out-of-range index
+//	misbehave -mode first-writer-wins       plain scatter keeps the first of duplicate writers along dim
 //
 // -every N (default 1) picks which requests misbehave: the Nth, 2Nth, ...
 // operation request of each process (a restarted process counts afresh).
