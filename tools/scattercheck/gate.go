@@ -851,7 +851,7 @@ func randomCase(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Profil
 	cr.Checks, cr.Seed = ro.checks, ro.seed
 	cr.Note = ro.rapidNote
 	if ro.unsupported > 0 {
-		cr.Note = strings.TrimPrefix(cr.Note+fmt.Sprintf("; %d of %d calls answered unsupported (not offered)", ro.unsupported, ro.checks), "; ")
+		cr.Note = strings.TrimPrefix(cr.Note+fmt.Sprintf("; %d of %d calls answered unsupported (%s)", ro.unsupported, ro.checks, unsupportedCounts(cfg.allowUnsupported)), "; ")
 	}
 	if ro.fail == nil {
 		cr.Status = stPass
@@ -867,6 +867,14 @@ func randomCase(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Profil
 	f.Summary = summarize(f, []string{rf.report})
 	cr.fail(f, false) // the random part counts declines itself (-allow-unsupported)
 	return cr
+}
+
+// unsupportedCounts says how unsupported answers to claimed calls count.
+func unsupportedCounts(allowed bool) string {
+	if allowed {
+		return "declined, as -allow-unsupported asks"
+	}
+	return "each a failure: the calls are of operations and dtypes the implementation claims"
 }
 
 // declinedRandom is the reason of a random case whose every call was

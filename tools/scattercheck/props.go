@@ -118,7 +118,7 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 		}
 		var notes []string
 		if pr.Unsupported > 0 {
-			notes = append(notes, fmt.Sprintf("%d of %d cases answered unsupported (skipped by the property)", pr.Unsupported, pr.Cases))
+			notes = append(notes, fmt.Sprintf("%d of %d cases answered unsupported (%s)", pr.Unsupported, pr.Cases, unsupportedCounts(cfg.allowUnsupported)))
 		}
 		cr.Note = strings.Join(notes, "; ")
 		switch {
