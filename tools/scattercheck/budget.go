@@ -28,10 +28,13 @@ import (
 //	seconds = (C + R) / 1e6       (a microsecond per contribution and element)
 //
 // measured against the oracle's peak resident memory and time on the
-// project's 2-core machine (ORACLE.md has the figures): the estimate is
+// project's 2-core machine (ORACLE.md has the figures): the estimate was
 // 1.0x the measured memory for a contiguous scatter_add of 2^22 random
 // indices, 2.2x for an expanded one (strides [0]), and 1.1x and 13x the
-// time.
+// time; since the reference keeps its groups compressed (4 bytes a
+// contribution), 2.9x and 4.8x the memory. The constants stay as they
+// were until every operation's plan is measured again: an estimate may
+// be too high, never too low.
 
 // Defaults of the oracle's budget: a few requests in flight at once fit a
 // 2-core, 24 GB machine.
