@@ -63,8 +63,9 @@
 // concurrently by OS threads, every CUDA thread a fiber scheduled in a
 // random order, barriers, warp collectives, shared memory, atomics that
 // may yield), load it with dlopen and drive it through the same host code:
-// the spec and the properties in both profiles and both modes, a
-// differential test of large random calls under every planner policy, and
+// the spec (torch-2 and torch-1.13) and the properties (every profile) in
+// both modes, a differential test of large random calls under every
+// planner policy, and
 // deliberately broken kernels that the suites must catch. GPU.md says what
 // remains to be checked on a GPU and how.
 package cuda

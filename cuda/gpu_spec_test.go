@@ -26,8 +26,8 @@ func TestSpec(t *testing.T) {
 	ginkgo.RunSpecs(t, "cuda")
 }
 
-// TestPropertiesGPU runs the properties on the real GPU, both profiles,
-// both modes; it skips without a GPU.
+// TestPropertiesGPU runs the properties on the real GPU, all three
+// profiles, both modes; it skips without a GPU.
 func TestPropertiesGPU(t *testing.T) {
 	for _, prof := range scatter.Profiles {
 		for _, det := range []bool{false, true} {

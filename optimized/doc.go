@@ -5,7 +5,7 @@
 //	b := optimized.New(p, optimized.Workers(4))
 //
 // It runs every operation and dtype of the suite (Info claims them all)
-// and passes spec.DescribeBackend and properties.Check under both profiles
+// and passes spec.DescribeBackend and properties.Check under every profile
 // (spec_suite_test.go, properties_test.go).
 //
 // # Validation and the reference
@@ -133,7 +133,7 @@
 // a tie (branch-free for floats, kernels_ext.go). float16 and bfloat16
 // accumulate in float32 (kernels_half.go): under torch-2 the scatter
 // family's sums and products run in float32 and round once at the end;
-// under torch-1.13, and in index_reduce under both profiles, every step
+// under torch-1.13, and in index_reduce under every profile, every step
 // rounds to the 16-bit format, bit for bit as reference/fold.go does
 // (sums in float32, then rounded: the double rounding is innocuous;
 // products in float64, where they are exact). Mean

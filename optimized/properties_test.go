@@ -11,7 +11,7 @@ import (
 )
 
 // The property suite (generators, differential and metamorphic properties,
-// judged by the reference) on the backend under both profiles: the
+// judged by the reference) on the backend under every profile: the
 // default backend at the conformant level and the deterministic one at
 // the strict level. The default and short tiers' tensors are small enough
 // to run serially, so those tiers also run the backend with its paths

@@ -16,7 +16,7 @@ func TestSpec(t *testing.T) {
 	RunSpecs(t, "optimized spec")
 }
 
-// The whole spec on the backend under both profiles: the default backend
+// The whole spec on the backend under every profile: the default backend
 // at the conformant level, the deterministic one at the strict level, and
 // the deterministic one again with its parallel paths forced (the spec's
 // calls are small enough to run serially otherwise). The spec compares

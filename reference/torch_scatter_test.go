@@ -403,7 +403,7 @@ func TestTorchScatterRun(t *testing.T) {
 
 // TestExtRandomCalls throws random small calls of the torch_scatter and F#
 // operations (random ranks, sizes, dims, dtypes, index values, out, dim_size,
-// fill values, None indices) at the reference under both profiles: every
+// fill values, None indices) at the reference under every profile: every
 // answer is a result of valid tensors with the plan's shape, or an error
 // with a protocol code; never a panic.
 func TestExtRandomCalls(t *testing.T) {
