@@ -17,10 +17,10 @@
 // *ProcessError, which carries no scatter.Code, and the child is restarted
 // before the next call.
 //
-// Extension: a scalar may also be the JSON literal true or false, which
-// stands for a Python bool (scatter.Bool). PROTOCOL.md lists only numbers
-// and the strings "nan", "inf" and "-inf"; an implementation that does not
-// take bools rejects such a request with invalid_argument.
+// A scalar is an integer literal (a Python int), a number with '.', 'e'
+// or 'E' or one of the strings "nan", "inf" and "-inf" (a Python float),
+// or the JSON literal true or false (a Python bool, scatter.Bool), as
+// PROTOCOL.md has it; the suite sends all three kinds.
 //
 // # Extension: strided tensors
 //

@@ -16,7 +16,7 @@ import (
 //	3          a Python int   (an integer literal)
 //	2.0  1e3   a Python float (a literal with '.', 'e' or 'E')
 //	"nan" "inf" "-inf"        Python floats
-//	true false                a Python bool (an extension of PROTOCOL.md)
+//	true false                a Python bool
 //
 // Convert with Scalar(s) and scatter.Scalar(w).
 type Scalar scatter.Scalar

@@ -115,7 +115,7 @@ def decode_scalar(v, name):
     """A JSON scalar as the Python value PyTorch takes: an integer literal
     stays an int (PyTorch's checked conversion depends on it), a literal
     with '.', 'e' or 'E' is a float, "nan"/"inf"/"-inf" are floats, and
-    true/false (an extension) are bools."""
+    true/false are bools."""
     if isinstance(v, (bool, int, float)):
         return v
     if isinstance(v, str) and v in ("nan", "inf", "-inf"):
