@@ -22,6 +22,7 @@ import (
 //
 //	DIR/<profile>/<op>/<case>/
 //
+// (<op> the op of the call written there, <case> the case id, reproName)
 // in the layout of the recorded fixtures (package fixtures/casefile):
 // case.json and one .npy file per tensor of the call, with the oracle's
 // outcome as the expectation (expected_out.npy, or the error kind PyTorch
@@ -41,7 +42,10 @@ import (
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._=+-]+`)
 
 // reproName returns the folder of case id below its profile's folder:
-// "<op>/<id with unsafe runs replaced>".
+// "<op>/<id with unsafe runs replaced>", where op is the op of the call
+// written there (writeRepros): a property's case has no op of its own,
+// or one that is not its call's (permute-duplicates/scatter draws
+// scatter_reduce calls too).
 func reproName(op scatter.Op, id string) string {
 	name := strings.Trim(unsafeName.ReplaceAllString(strings.ReplaceAll(id, "/", "-"), "_"), "_.")
 	if len(name) > 120 {
@@ -59,7 +63,7 @@ func (r *runReport) writeRepros(dir string) error {
 		if f == nil || f.call == nil || (cr.Status != stFail && cr.Status != stUnsup) {
 			continue
 		}
-		name := reproName(cr.Op, cr.ID)
+		name := reproName(f.call.Op(), cr.ID)
 		folder := filepath.Join(dir, r.Profile.String(), filepath.FromSlash(name))
 		if err := writeRepro(folder, name, r, cr); err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", cr.ID, err))
