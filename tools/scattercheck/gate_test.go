@@ -329,7 +329,9 @@ func TestFailureReport(t *testing.T) {
 		t.Errorf("a large call's report prints %d bytes of request, %d of program", len(bf.Request), len(bf.PyTorch))
 	} else if line, err := os.ReadFile(filepath.Join(bf.Repro, "request.jsonl")); err != nil {
 		t.Error(err)
-	} else if _, bc, err := protocol.DecodeCall(bytes.TrimSpace(line)); err != nil || bc.(scatter.ScatterAdd).Src.NumEl() != 10007 {
+	} else if hello, call, ok := bytes.Cut(bytes.TrimSpace(line), []byte("\n")); !ok || !bytes.Equal(hello, protocol.EncodeHello(0)) {
+		t.Errorf("the repro folder's request.jsonl does not start with the hello: %.200s", line)
+	} else if _, bc, err := protocol.DecodeCall(call); err != nil || bc.(scatter.ScatterAdd).Src.NumEl() != 10007 {
 		t.Errorf("the repro folder's request.jsonl: %v", err)
 	} else if py, _ := os.ReadFile(filepath.Join(bf.Repro, "repro.py")); !bytes.Contains(py, []byte("np.load")) {
 		t.Errorf("the repro folder's repro.py does not read the .npy files:\n%s", py)

@@ -32,7 +32,8 @@ import (
 //	got_out.npy got_arg.npy   what the implementation returned, when it returned
 //	allowed_lo.npy allowed_hi.npy  the conformant bounds per element (allowed.go), when they are intervals
 //	scattercheck.json         the case id, status, failure kind, summary, the error returned
-//	request.jsonl             the call as a protocol request line
+//	request.jsonl             the hello and the call as a protocol request line, to replay
+//	                          with sh -c CMD < request.jsonl (the line alone when it is a note)
 //	history.jsonl             a hang, crash or garbage answer: the hello and every request the
 //	                          process was sent since it started, the failed one last (bounded:
 //	                          protocol.ProcessError.History), to replay with sh -c CMD < history.jsonl
@@ -136,6 +137,11 @@ func writeRepro(folder, name string, r *runReport, cr *caseResult) error {
 		// holds the request itself and a program that reads the .npy files
 		files["request.jsonl"] = []byte(workloadLine(f.call) + "\n")
 		files["repro.py"] = []byte(repro.NpyProgram(f.call))
+	}
+	if line := files["request.jsonl"]; bytes.HasPrefix(line, []byte("{")) {
+		// the hello first, as the suite sends it: the file replays the
+		// call as it stands (a note, for a call not written, stays alone)
+		files["request.jsonl"] = append(append(protocol.EncodeHello(0), '\n'), line...)
 	}
 	var pe *protocol.ProcessError
 	if errors.As(f.err, &pe) && len(pe.History) > 0 {

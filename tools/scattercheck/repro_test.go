@@ -8,6 +8,8 @@ import (
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/fixtures/casefile"
+	"github.com/scatterconf/scatter/protocol"
+	"github.com/scatterconf/scatter/repro"
 )
 
 // TestReproFolderIsTheCallsOp: -repro-dir files a failure under the op of
@@ -16,7 +18,8 @@ import (
 // its own (metamorphic-mean-is-sum-over-count) or one that is not its
 // call's (permute-duplicates/scatter failing on a scatter_reduce call),
 // included. Before, the first went to DIR/torch-2/<case> with the id
-// "/property-...", the second under scatter/.
+// "/property-...", the second under scatter/. Its request.jsonl is the
+// hello and the call, so that sh -c CMD < request.jsonl replays it.
 func TestReproFolderIsTheCallsOp(t *testing.T) {
 	sr := func(reduce scatter.Reduce) scatter.Call {
 		return scatter.ScatterReduce{Self: scatter.FromSlice([]float32{1, 2}), Dim: 0,
@@ -60,6 +63,11 @@ func TestReproFolderIsTheCallsOp(t *testing.T) {
 		}
 		if wantID := c.want[len("torch-2/"):]; meta.ID != wantID || meta.Op != string(c.call.Op()) {
 			t.Errorf("%s: case.json has id %q, op %q; want %q, %q", c.id, meta.ID, meta.Op, wantID, c.call.Op())
+		}
+		if b, err := os.ReadFile(filepath.Join(f.Repro, "request.jsonl")); err != nil {
+			t.Error(err)
+		} else if want := string(protocol.EncodeHello(0)) + "\n" + repro.Line(c.call) + "\n"; string(b) != want {
+			t.Errorf("%s: request.jsonl is\n%s\nwant the hello, then the call:\n%s", c.id, b, want)
 		}
 		if fx, err := casefile.Decode(os.DirFS(dir), c.want); err != nil {
 			t.Errorf("%s: the repro folder is not a fixture: %v", c.id, err)
