@@ -32,7 +32,8 @@ type Target = check.Target
 // Cases returns every case of the spec, fresh (no two calls share memory
 // with an earlier result of Cases): the documented examples, the rule pairs,
 // the calls that break two rules (the order of PyTorch's checks), the
-// verified edge cases of SEMANTICS.md §12, the regressions the live
+// verified edge cases of SEMANTICS.md §12, the float32 groups that no
+// order rounds as a float64 accumulation does, the regressions the live
 // differential test found, the sizes cases (large and wide tensors), the
 // unseen identities of amax and amin without self, and the recorded
 // PyTorch fixtures.
@@ -42,6 +43,7 @@ func Cases() []Case {
 	cs = append(cs, rules()...)
 	cs = append(cs, precedenceCases()...)
 	cs = append(cs, edgeCases()...)
+	cs = append(cs, accumulationCases()...)
 	cs = append(cs, regressions()...)
 	cs = append(cs, sizesCases()...)
 	cs = append(cs, identityCases()...)

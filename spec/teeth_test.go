@@ -1,0 +1,73 @@
+package spec_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/properties"
+	"github.com/scatterconf/scatter/spec"
+)
+
+// specTeeth names mutants of the zoo that the spec's cases of one label
+// must each kill at the conformant level (the mutant presented as a
+// backend that does not claim determinism), under every profile whose
+// rules the mutant departs from: cases written for a bug that only a
+// chosen call shows, which the random parts of the gate meet by chance
+// alone.
+var specTeeth = []struct{ mutant, label string }{
+	// a float64 accumulation of float32 agrees with some order of float32
+	// additions for most groups; the "accumulation" cases are groups
+	// where it agrees with none (spec/accumulation.go)
+	{"float32-accumulates-in-float64", "accumulation"},
+}
+
+// nondeterministic presents a backend as one that does not claim
+// determinism: the spec judges it at the conformant level.
+type nondeterministic struct{ scatter.Backend }
+
+func (n nondeterministic) Info() scatter.Info {
+	i := n.Backend.Info()
+	i.Deterministic = false
+	return i
+}
+
+// TestSpecKillsMutants runs the cases of each specTeeth label on its
+// mutant: every case that the profile does not skip must fail, by the
+// judge's verdict at the conformant level.
+func TestSpecKillsMutants(t *testing.T) {
+	cases := spec.Cases()
+	for _, e := range specTeeth {
+		for _, p := range scatter.Profiles {
+			i := slices.IndexFunc(properties.MutantsFor(p), func(m properties.Mutant) bool { return m.Name == e.mutant })
+			if i < 0 {
+				continue
+			}
+			m := properties.MutantsFor(p)[i]
+			t.Run(e.mutant+"/"+p.String(), func(t *testing.T) {
+				tgt := spec.Target{Backend: nondeterministic{m.Backend}, Profile: p}
+				if lvl := tgt.JudgeLevel(); lvl != scatter.Conformant {
+					t.Fatalf("judged at the %v level", lvl)
+				}
+				ran := 0
+				for _, c := range cases {
+					if !slices.Contains(c.Labels, e.label) || tgt.SkipReason(c) != "" {
+						continue
+					}
+					ran++
+					err := spec.CheckCase(tgt, c)
+					if err == nil {
+						t.Errorf("case %s passes mutant %s at the conformant level", c.Name, e.mutant)
+					} else if !strings.Contains(err.Error(), "the judge rejects the backend's outcome at the conformant level") {
+						t.Errorf("case %s fails mutant %s, but not by the judge's verdict:\n%v", c.Name, e.mutant, err)
+					}
+				}
+				if ran == 0 {
+					t.Fatalf("no case labelled %s under %v", e.label, p)
+				}
+				t.Logf("%d cases labelled %s kill %s under %v", ran, e.label, e.mutant, p)
+			})
+		}
+	}
+}
