@@ -23,8 +23,9 @@ const wideDim = 40000
 // every dtype), for scatter_add and scatter_reduce sum and amax in every
 // dtype they take, and for gather; and index values past 2^15 (int32 and
 // int64) along a dimension of wideDim; and a sorted index of long
-// segments with NaNs for amax and amin. The truth is arithmetic: 0 + x and
-// max(lowest, x) are x.
+// segments with NaNs for amax and amin; and the cases past 2^16 elements
+// of every operation (largeCases, sizes_large.go). The truth is
+// arithmetic: 0 + x and max(lowest, x) are x.
 func sizesCases() []Case {
 	var cs []Case
 	add := func(name, source string, labels []string, c Case) {
@@ -145,5 +146,5 @@ func sizesCases() []Case {
 			Want: want,
 		})
 	}
-	return cs
+	return append(cs, largeCases()...)
 }
