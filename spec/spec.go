@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -208,6 +209,12 @@ func diffRecorded(c Case, lvl scatter.Level, exp *reference.Expectation, res sca
 	return strings.Join(ps, "\n")
 }
 
+// describedCases are the cases of every DescribeBackend in the process,
+// built once: a package of many targets holds one table, not one each (the
+// sizes cases alone are some 60 MB). No target can change it for another:
+// CheckCase hands the backend, and the judge, copies of a case's call.
+var describedCases = sync.OnceValue(Cases)
+
 // DescribeBackend registers the spec for target t as Ginkgo specs: one
 // container named after the backend, its profile and level, holding one
 // spec per case, named by the case's Name and labelled with its Labels (and
@@ -225,7 +232,7 @@ func DescribeBackend(t Target) bool {
 	info := t.Backend.Info()
 	text := fmt.Sprintf("backend %s %s under %v at the %v level", info.Name, info.Version, t.Profile, t.JudgeLevel())
 	return ginkgo.Describe(text, ginkgo.Label(t.Profile.String(), t.JudgeLevel().String()), func() {
-		for _, c := range Cases() {
+		for _, c := range describedCases() {
 			ginkgo.It(c.Name, ginkgo.Label(c.Labels...), func() {
 				if reason := t.SkipReason(c); reason != "" {
 					ginkgo.Skip(reason)
