@@ -10,7 +10,7 @@
 //
 // The cases: every spec case (spec.Cases(): the documented examples, the
 // rule pairs, the SEMANTICS.md §12 edge cases and the regressions, not the
-// fixtures themselves), then -n seeded random cases (math/rand/v2, -seed)
+// fixtures themselves nor the large sizes cases), then -n seeded random cases (math/rand/v2, -seed)
 // for every operation × dtype × reduce × include_self combination that
 // callgen.Combos lists (three times -n for the operations with one
 // combination per dtype), then -large cases of about 1–4K elements per
@@ -139,7 +139,10 @@ func cases(o options) (cs []pending, skipped map[string]int) {
 		cs = append(cs, pc)
 	}
 	for _, c := range spec.Cases() {
-		if slices.Contains(c.Labels, "fixture") {
+		// not the fixtures themselves, nor the large sizes cases: their
+		// truth is arithmetic, and their tensors (up to 131,075
+		// elements) would add some 55 MB to each profile's fixtures
+		if slices.Contains(c.Labels, "fixture") || slices.Contains(c.Labels, "large") {
 			continue
 		}
 		name := strings.TrimPrefix(c.Name, string(c.Call.Op())+"/")
