@@ -92,7 +92,7 @@ func noFailFiles(t *testing.T) {
 // TestMutants judges them at the strict level.
 var conformantBlind = map[string]string{
 	"first-writer-wins": "plain scatter with duplicate targets may take any writer at the conformant level, the first along dim as well as the last; which one PyTorch's CPU kernels keep (the last) is the strict level's",
-	"flaky-duplicates": "plain scatter with duplicate targets may take any writer at the conformant level; alternating writers is what a multi-threaded backend does, and only a backend claiming determinism must repeat itself",
+	"flaky-duplicates":  "plain scatter with duplicate targets may take any writer at the conformant level; alternating writers is what a multi-threaded backend does, and only a backend claiming determinism must repeat itself",
 	"float32-accumulates-in-float64": "a float32 sum accumulated in float64 and rounded once is, for most groups, also the result of some order of per-step float32 additions " +
 		"(always for 2 terms: fl32(fl64(a+b)) = fl32(a+b)); it is visible only in groups of 3 or more terms that no order rounds alike, which differential/crowded draws by chance alone. " +
 		"The spec's \"accumulation\" cases are such groups and kill it at the conformant level (spec.TestSpecKillsMutants)",
