@@ -285,16 +285,10 @@ func (e mutantEntry) mutant(p scatter.Profile) Mutant {
 // raises for a negative index in scatter and gather, where index_fill_
 // and Python wrap it (pytorch/pytorch#131321).
 func negativeIndexWrapped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	c = withDimIndex(c, func(self, index scatter.Tensor, dim int) scatter.Tensor {
+		return wrapNegative(index, dimSize(self, dim))
+	})
 	switch x := c.(type) {
-	case scatter.Scatter:
-		x.Index = wrapNegative(x.Index, dimSize(x.Self, x.Dim))
-		c = x
-	case scatter.ScatterAdd:
-		x.Index = wrapNegative(x.Index, dimSize(x.Self, x.Dim))
-		c = x
-	case scatter.ScatterReduce:
-		x.Index = wrapNegative(x.Index, dimSize(x.Self, x.Dim))
-		c = x
 	case scatter.IndexReduce:
 		x.Index = wrapNegative(x.Index, dimSize(x.Self, x.Dim))
 		c = x
@@ -403,18 +397,7 @@ func tailDropped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 		}
 		return narrow(index, d, 0, index.Shape[d]-1)
 	}
-	switch x := c.(type) {
-	case scatter.Scatter:
-		x.Index = drop(x.Self, x.Index, x.Dim)
-		c = x
-	case scatter.ScatterAdd:
-		x.Index = drop(x.Self, x.Index, x.Dim)
-		c = x
-	case scatter.ScatterReduce:
-		x.Index = drop(x.Self, x.Index, x.Dim)
-		c = x
-	}
-	return b.Run(c)
+	return b.Run(withDimIndex(c, drop))
 }
 
 // int8AmaxIdentityZero runs the mutant int8-amax-identity-zero.
@@ -718,18 +701,7 @@ func scatterIndexClamped(b scatter.Backend, c scatter.Call) (scatter.Result, err
 		}
 		return index
 	}
-	switch x := c.(type) {
-	case scatter.Scatter:
-		x.Index = clamp(x.Self, x.Index, x.Dim)
-		c = x
-	case scatter.ScatterAdd:
-		x.Index = clamp(x.Self, x.Index, x.Dim)
-		c = x
-	case scatter.ScatterReduce:
-		x.Index = clamp(x.Self, x.Index, x.Dim)
-		c = x
-	}
-	return b.Run(c)
+	return b.Run(withDimIndex(c, clamp))
 }
 
 // firstWriterWins runs the mutant first-writer-wins: a valid plain
@@ -777,6 +749,23 @@ func reversedAlong(t scatter.Tensor, shape []int, d int) scatter.Tensor {
 }
 
 // ---- helpers of the mutants ----
+
+// withDimIndex returns a scatter, scatter_add or scatter_reduce call with
+// its index replaced by f(self, index, dim), and any other call as it is.
+func withDimIndex(c scatter.Call, f func(self, index scatter.Tensor, dim int) scatter.Tensor) scatter.Call {
+	switch x := c.(type) {
+	case scatter.Scatter:
+		x.Index = f(x.Self, x.Index, x.Dim)
+		return x
+	case scatter.ScatterAdd:
+		x.Index = f(x.Self, x.Index, x.Dim)
+		return x
+	case scatter.ScatterReduce:
+		x.Index = f(x.Self, x.Index, x.Dim)
+		return x
+	}
+	return c
+}
 
 // dimSize returns the size of t along dim, or -1 if dim is out of range.
 func dimSize(t scatter.Tensor, dim int) int {

@@ -30,30 +30,12 @@ var bugModes = map[string]func(b scatter.Backend, c scatter.Call) (scatter.Resul
 // value outside [0, size) into it instead of raising index_out_of_range
 // (class scatter-index-clamped).
 func indexClamped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-	clamp := func(self, index scatter.Tensor, dim int) scatter.Tensor {
-		d, ok := scatter.WrapDim(dim, self.Dim())
-		n := scatter.SizeAt(self.Shape, d)
-		if !ok || n == 0 || index.Validate() != nil || !index.DType().IsIndex() {
-			return index
+	return b.Run(remapIndex(c, false, func(v, n int64) int64 {
+		if n == 0 {
+			return v
 		}
-		out := scatter.CloneTensor(index.Contiguous())
-		for i := 0; i < out.NumEl(); i++ {
-			scatter.SetInt(out.Data, i, max(0, min(int64(n-1), scatter.IntAt(out.Data, i))))
-		}
-		return out
-	}
-	switch x := c.(type) {
-	case scatter.Scatter:
-		x.Index = clamp(x.Self, x.Index, x.Dim)
-		c = x
-	case scatter.ScatterAdd:
-		x.Index = clamp(x.Self, x.Index, x.Dim)
-		c = x
-	case scatter.ScatterReduce:
-		x.Index = clamp(x.Self, x.Index, x.Dim)
-		c = x
-	}
-	return b.Run(c)
+		return max(0, min(n-1, v))
+	}))
 }
 
 // firstWriterWins: plain scatter keeps the first of the writers to a
@@ -131,7 +113,19 @@ func nanDropped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 // negativeIndexWrapped: index values in [-size, -1] count from the end
 // instead of raising index_out_of_range (class negative-index-wrapped).
 func negativeIndexWrapped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-	wrap := func(self, index scatter.Tensor, dim int) scatter.Tensor {
+	return b.Run(remapIndex(c, true, func(v, n int64) int64 {
+		if v < 0 && v >= -n {
+			return v + n
+		}
+		return v
+	}))
+}
+
+// remapIndex returns a scatter, scatter_add or scatter_reduce call (and a
+// gather, with gather) with every index value v replaced by f(v, n), n the
+// size of self (input) along dim; any other call as it is.
+func remapIndex(c scatter.Call, gather bool, f func(v, n int64) int64) scatter.Call {
+	remap := func(self, index scatter.Tensor, dim int) scatter.Tensor {
 		d, ok := scatter.WrapDim(dim, self.Dim())
 		if !ok || self.Validate() != nil || index.Validate() != nil || !index.DType().IsIndex() {
 			return index
@@ -139,27 +133,27 @@ func negativeIndexWrapped(b scatter.Backend, c scatter.Call) (scatter.Result, er
 		n := int64(scatter.SizeAt(self.Shape, d))
 		out := scatter.CloneTensor(index.Contiguous())
 		for i := 0; i < out.NumEl(); i++ {
-			if v := scatter.IntAt(out.Data, i); v < 0 && v >= -n {
-				scatter.SetInt(out.Data, i, v+n)
-			}
+			scatter.SetInt(out.Data, i, f(scatter.IntAt(out.Data, i), n))
 		}
 		return out
 	}
 	switch x := c.(type) {
 	case scatter.Scatter:
-		x.Index = wrap(x.Self, x.Index, x.Dim)
-		c = x
+		x.Index = remap(x.Self, x.Index, x.Dim)
+		return x
 	case scatter.ScatterAdd:
-		x.Index = wrap(x.Self, x.Index, x.Dim)
-		c = x
+		x.Index = remap(x.Self, x.Index, x.Dim)
+		return x
 	case scatter.ScatterReduce:
-		x.Index = wrap(x.Self, x.Index, x.Dim)
-		c = x
+		x.Index = remap(x.Self, x.Index, x.Dim)
+		return x
 	case scatter.Gather:
-		x.Index = wrap(x.Input, x.Index, x.Dim)
-		c = x
+		if gather {
+			x.Index = remap(x.Input, x.Index, x.Dim)
+			return x
+		}
 	}
-	return b.Run(c)
+	return c
 }
 
 // boolSumAsAnd: a bool sum computed as a logical and (class
