@@ -367,6 +367,12 @@ func indexValueRules() []rulePair {
 	sc := func(index scatter.Tensor) scatter.Scatter {
 		return scatter.Scatter{Self: z(rF32, 3), Index: index, Src: f32(1)}
 	}
+	sa := func(index scatter.Tensor) scatter.ScatterAdd {
+		return scatter.ScatterAdd{Self: z(rF32, 3), Index: index, Src: f32(1)}
+	}
+	sr := func(index scatter.Tensor) scatter.ScatterReduce {
+		return scatter.ScatterReduce{Self: z(rF32, 3), Index: index, Src: f32(1), Reduce: scatter.ReduceAmax}
+	}
 	ga := func(index scatter.Tensor) scatter.Gather { return scatter.Gather{Input: i64(1, 2, 3), Index: index} }
 	srExcl := func(index scatter.Tensor) scatter.ScatterReduce {
 		return scatter.ScatterReduce{Self: full(rF32, 7, 3), Index: index, Src: f32(1, 2), Reduce: scatter.ReduceSum, ExcludeSelf: true}
@@ -400,6 +406,18 @@ func indexValueRules() []rulePair {
 		{op: scatter.OpScatter, dt: rF32, kind: valueRule, rule: "index-negative", source: src + " (never wrapped); §12 #21",
 			keep: ok(sc(i64(0)), f32(1, 0, 0)),
 			brk:  fail(sc(i64(-1)), oor)},
+		{op: scatter.OpScatterAdd, dt: rF32, kind: valueRule, rule: "index-equals-size", source: src,
+			keep: ok(sa(i64(2)), f32(0, 0, 1)),
+			brk:  fail(sa(i64(3)), oor)},
+		{op: scatter.OpScatterAdd, dt: rF32, kind: valueRule, rule: "index-negative", source: src + " (never wrapped)",
+			keep: ok(sa(i64(0)), f32(1, 0, 0)),
+			brk:  fail(sa(i64(-1)), oor)},
+		{op: scatter.OpScatterReduce, dt: rF32, kind: valueRule, rule: "index-equals-size", source: src,
+			keep: ok(sr(i64(2)), f32(0, 0, 1)),
+			brk:  fail(sr(i64(3)), oor)},
+		{op: scatter.OpScatterReduce, dt: rF32, kind: valueRule, rule: "index-negative", source: src + " (never wrapped)",
+			keep: ok(sr(i64(0)), f32(1, 0, 0)),
+			brk:  fail(sr(i64(-1)), oor)},
 		{op: scatter.OpGather, dt: rI64, kind: valueRule, rule: "index-equals-size", source: "SEMANTICS.md §7",
 			keep: ok(ga(i64(2, 0)), i64(3, 1)),
 			brk:  fail(ga(i64(3, 0)), oor)},

@@ -282,7 +282,7 @@ func TestFailureReport(t *testing.T) {
 	}
 	var text bytes.Buffer
 	r.print(&text, true)
-	for _, want := range []string{"FAIL", "request (protocol, one line)", "PyTorch:", "random/scatter_add/float32"} {
+	for _, want := range []string{"FAIL", `request (protocol, one line, after the hello {"id":0,"op":"hello","protocol":1})`, "PyTorch:", "random/scatter_add/float32"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the summary lacks %q", want)
 		}

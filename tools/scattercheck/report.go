@@ -11,6 +11,7 @@ import (
 
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/properties"
+	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/repro"
 )
 
@@ -552,7 +553,7 @@ func (cr *caseResult) details() string {
 		fmt.Fprintf(&b, "%s\n", f.Likely)
 	}
 	if f.Request != "" {
-		fmt.Fprintf(&b, "request (protocol, one line):\n  %s\n", f.Request)
+		fmt.Fprintf(&b, "request (protocol, one line, after the hello %s):\n  %s\n", protocol.EncodeHello(0), f.Request)
 	}
 	if f.PyTorch != "" {
 		fmt.Fprintf(&b, "PyTorch:\n%s", indentLines(f.PyTorch, "  "))
