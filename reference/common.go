@@ -63,23 +63,25 @@ func indexValues(t scatter.Tensor) []int64 {
 	return nil
 }
 
-// unravel returns the multi-index of row-major position p in shape.
-func unravel(p int, shape []int) []int {
-	idx := make([]int, len(shape))
-	for d := len(shape) - 1; d >= 0; d-- {
-		if shape[d] > 0 {
-			idx[d] = p % shape[d]
-			p /= shape[d]
-		}
-	}
-	return idx
-}
-
 // ravel returns the row-major position of idx in shape.
 func ravel(idx, shape []int) int {
 	p := 0
 	for d := range shape {
 		p = p*shape[d] + idx[d]
+	}
+	return p
+}
+
+// ravelAlong returns the row-major position in shape of idx with its
+// coordinate along dim replaced by v: where a contribution at idx lands.
+func ravelAlong(idx []int, dim, v int, shape []int) int {
+	p := 0
+	for d := range shape {
+		x := idx[d]
+		if d == dim {
+			x = v
+		}
+		p = p*shape[d] + x
 	}
 	return p
 }

@@ -66,10 +66,7 @@ func planGather(c scatter.Gather, prof scatter.Profile) (*plan, errs) {
 	at := indexAt(c.Index)
 	p.groups.reserve(n, n)
 	walk(shapeOrScalar(c.Index), func(q int, idx []int) bool {
-		k := idx[dim]
-		idx[dim] = int(at(idx))
-		p.groups.add(q, ravel(idx, inShape))
-		idx[dim] = k
+		p.groups.add(q, ravelAlong(idx, dim, int(at(idx)), inShape))
 		return true
 	})
 	return p, nil

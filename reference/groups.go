@@ -108,8 +108,8 @@ func groupBy(n int, each contributions) groupSet {
 }
 
 // walk calls f with every multi-index of shape in row-major order, and its
-// row-major number, until f returns false. The multi-index is reused: f may
-// change it only to restore it before returning, and must not keep it. A
+// row-major number, until f returns false. The multi-index is reused: f
+// must leave it as it found it, and not keep it. A
 // shape with a zero extent has no multi-index; the empty shape has one.
 func walk(shape []int, f func(p int, idx []int) bool) {
 	n := numel(shape)

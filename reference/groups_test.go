@@ -81,14 +81,14 @@ func TestGroupSetAdd(t *testing.T) {
 	}
 }
 
-// TestWalkIsRowMajor checks walk's multi-indices and numbers against unravel.
+// TestWalkIsRowMajor checks walk's multi-indices and numbers against multiIndex.
 func TestWalkIsRowMajor(t *testing.T) {
 	for _, shape := range [][]int{{}, {1}, {4}, {2, 3}, {2, 0, 3}, {3, 1, 2, 2}} {
 		t.Run(fmt.Sprint(shape), func(t *testing.T) {
 			n := 0
 			walk(shape, func(p int, idx []int) bool {
-				if p != n || !slices.Equal(idx, unravel(p, shape)) {
-					t.Errorf("element %d: p %d idx %v, want %v", n, p, idx, unravel(n, shape))
+				if p != n || !slices.Equal(idx, multiIndex(p, shape)) {
+					t.Errorf("element %d: p %d idx %v, want %v", n, p, idx, multiIndex(n, shape))
 				}
 				n++
 				return true

@@ -173,10 +173,7 @@ func (s dimScatter) groups(dim int) (groupSet, *scatter.Error) {
 			if srcShape != nil {
 				src = ravel(idx, srcShape)
 			}
-			p := idx[dim]
-			idx[dim] = int(at(idx))
-			yield(ravel(idx, sshape), src)
-			idx[dim] = p
+			yield(ravelAlong(idx, dim, int(at(idx)), sshape), src)
 			return true
 		})
 	}), nil

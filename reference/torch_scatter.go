@@ -58,10 +58,7 @@ func tsGroups(index scatter.Tensor, shape []int, dim int, outShape []int) groupS
 	at := indexAt(index)
 	return groupBy(numel(outShape), func(yield func(out, src int)) {
 		walk(shape, func(p int, idx []int) bool {
-			k := idx[dim]
-			idx[dim] = int(at(idx))
-			yield(ravel(idx, outShape), p)
-			idx[dim] = k
+			yield(ravelAlong(idx, dim, int(at(idx)), outShape), p)
 			return true
 		})
 	})
@@ -519,10 +516,7 @@ func (ts tsCall) meanCount(e *errs, out scatter.Tensor, p *plan) bool {
 		}
 		at := indexAt(c.Index)
 		walk(I, func(_ int, idx []int) bool {
-			k := idx[idim]
-			idx[idim] = int(at(idx))
-			counts[ravel(idx, cshape)]++
-			idx[idim] = k
+			counts[ravelAlong(idx, idim, int(at(idx)), cshape)]++
 			return true
 		})
 	}

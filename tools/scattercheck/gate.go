@@ -472,7 +472,7 @@ func (g *guarded) Run(c scatter.Call) (scatter.Result, error) {
 	if errors.As(err, &pe) && g.procFail >= maxHistories {
 		pe.History = nil // the gate's memory stays bounded, whatever -max-process-failures says
 	}
-	if errors.As(err, &pe) && !known {
+	if pe != nil && !known {
 		g.procFail++
 		if g.maxProc > 0 && g.procFail >= g.maxProc {
 			g.gaveUp = true

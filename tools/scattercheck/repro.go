@@ -128,6 +128,11 @@ func writeRepro(folder, name string, r *runReport, cr *caseResult) error {
 	if cr.Source == suiteRandom {
 		meta["seed"], meta["shrunk"] = f.Seed, f.Shrunk
 	}
+	var pe *protocol.ProcessError
+	if errors.As(f.err, &pe) && len(pe.History) > 0 {
+		files["history.jsonl"] = replay(pe.History...)
+		meta["history_requests"], meta["history_dropped"] = len(pe.History), pe.HistoryDropped
+	}
 	js, _ := json.MarshalIndent(meta, "", "  ")
 	files["scattercheck.json"] = append(js, '\n')
 	files["request.jsonl"] = []byte(f.Request + "\n")
@@ -141,21 +146,7 @@ func writeRepro(folder, name string, r *runReport, cr *caseResult) error {
 	if line := files["request.jsonl"]; bytes.HasPrefix(line, []byte("{")) {
 		// the hello first, as the suite sends it: the file replays the
 		// call as it stands (a note, for a call not written, stays alone)
-		files["request.jsonl"] = append(append(protocol.EncodeHello(0), '\n'), line...)
-	}
-	var pe *protocol.ProcessError
-	if errors.As(f.err, &pe) && len(pe.History) > 0 {
-		var b bytes.Buffer
-		b.Write(protocol.EncodeHello(0))
-		b.WriteByte('\n')
-		for _, line := range pe.History {
-			b.Write(line)
-			b.WriteByte('\n')
-		}
-		files["history.jsonl"] = b.Bytes()
-		meta["history_requests"], meta["history_dropped"] = len(pe.History), pe.HistoryDropped
-		js, _ := json.MarshalIndent(meta, "", "  ")
-		files["scattercheck.json"] = append(js, '\n')
+		files["request.jsonl"] = replay(bytes.TrimSuffix(line, []byte("\n")))
 	}
 	files["report.txt"] = []byte(cr.details() + "\n")
 	for n, b := range files {
@@ -164,6 +155,16 @@ func writeRepro(folder, name string, r *runReport, cr *caseResult) error {
 		}
 	}
 	return nil
+}
+
+// replay returns the request lines after the hello, one a line, as the
+// suite sends them to a process that has just started.
+func replay(lines ...[]byte) []byte {
+	b := append(protocol.EncodeHello(0), '\n')
+	for _, line := range lines {
+		b = append(append(b, line...), '\n')
+	}
+	return b
 }
 
 func codeNames(cs []scatter.Code) string {

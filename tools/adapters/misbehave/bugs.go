@@ -50,18 +50,11 @@ func firstWriterWins(b scatter.Backend, c scatter.Call) (scatter.Result, error) 
 	}
 	d, _ := scatter.WrapDim(x.Dim, x.Self.Dim())
 	out := scatter.CloneTensor(x.Self.Contiguous())
-	idx, _ := scatter.Values[int64](x.Index.Contiguous())
-	if x.Index.DType() == scatter.DTInt32 {
-		v32, _ := scatter.Values[int32](x.Index)
-		idx = make([]int64, len(v32))
-		for i, v := range v32 {
-			idx[i] = int64(v)
-		}
-	}
+	idx := x.Index.Contiguous() // int32 or int64
 	ishape := x.Index.Shape
 	sshape := x.Self.Shape
 	src := x.Src.Contiguous()
-	for p := len(idx) - 1; p >= 0; p-- {
+	for p := idx.NumEl() - 1; p >= 0; p-- {
 		coord := make([]int, len(ishape))
 		for k, q := len(ishape)-1, p; k >= 0; k-- {
 			coord[k], q = q%ishape[k], q/ishape[k]
@@ -70,7 +63,7 @@ func firstWriterWins(b scatter.Backend, c scatter.Call) (scatter.Result, error) 
 		for k := range coord {
 			s = s*src.Shape[k] + coord[k]
 		}
-		coord[d] = int(idx[p])
+		coord[d] = int(scatter.IntAt(idx.Data, p))
 		o := 0
 		for k := range coord {
 			o = o*sshape[k] + coord[k]
