@@ -12,9 +12,13 @@ import (
 // TestDocCopiesInSync: PROTOCOL.md, SEMANTICS.md and PERFORMANCE.md are
 // this repository's copies of the documents shared beside it (../shared):
 // after their first line (the note saying so) and a blank line, each is
-// the shared copy byte for byte. Skipped where ../shared is not there (a
-// clone of this repository alone).
+// the shared copy byte for byte, optionally followed by a last section
+// of the repository's own headed "## In this repository" (PROTOCOL.md's:
+// the places the shared text leaves open, the optional extensions). The
+// shared copies are not the repository's to change. Skipped where
+// ../shared is not there (a clone of this repository alone).
 func TestDocCopiesInSync(t *testing.T) {
+	const ownSection = "\n## In this repository\n"
 	for _, name := range []string{"PROTOCOL.md", "SEMANTICS.md", "PERFORMANCE.md"} {
 		mine, err := os.ReadFile(name)
 		if err != nil {
@@ -30,8 +34,13 @@ func TestDocCopiesInSync(t *testing.T) {
 			t.Errorf("%s does not start with the note that it is kept in sync", name)
 			continue
 		}
-		if !bytes.Equal(body, shared) {
-			t.Errorf("%s differs from ../shared/%s: copy the shared one over it (after the note)", name, name)
+		if own, ok := bytes.CutPrefix(body, shared); ok && (len(own) == 0 || bytes.HasPrefix(own, []byte(ownSection))) {
+			continue
+		}
+		if !bytes.HasPrefix(body, shared) {
+			t.Errorf("%s differs from ../shared/%s: copy the shared one over it (after the note), and keep what is the repository's own in its last section (%q)", name, name, strings.TrimSpace(ownSection))
+		} else {
+			t.Errorf("%s follows ../shared/%s with text that does not start the repository's own section (%q)", name, name, strings.TrimSpace(ownSection))
 		}
 	}
 }
