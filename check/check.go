@@ -33,7 +33,8 @@ type Target struct {
 	// cannot be seen here; the checks that look for it say so and skip.
 	Copies bool
 	// Materialises: a strided view reaches the backend as a contiguous
-	// copy (a protocol implementation without the strides extension), so a
+	// copy (an implementation behind the protocol: operation requests are
+	// contiguous, with or without the strides extension), so a
 	// view and its contiguous copy are the same call to it; the checks that
 	// compare them say so and skip.
 	Materialises bool

@@ -292,11 +292,12 @@ func (f *failure) rerunKept(calls []scatter.Call, g *guarded) {
 
 // propertiesTarget is the properties' target for the guarded backend g: an
 // implementation behind the protocol receives copies of the tensors, and
-// views as views only with the strides extension.
+// every view as a contiguous copy (Client.Run sends operation requests
+// contiguous whatever the strides claim; only bench requests carry views).
 func propertiesTarget(g *guarded, p scatter.Profile, lvl scatter.Level) properties.Target {
 	t := properties.Target{Backend: g, Profile: p, Level: lvl}
-	if c, ok := g.inner.(*protocol.Client); ok {
-		t.Copies, t.Materialises = true, !c.Extensions().Strides
+	if _, ok := g.inner.(*protocol.Client); ok {
+		t.Copies, t.Materialises = true, true
 	}
 	return t
 }
