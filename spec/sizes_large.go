@@ -211,9 +211,8 @@ var largeTemplates = sync.OnceValue(buildLargeCases)
 // in int32; every output has 65,537 elements or more. Every reduction
 // takes part: plain scatter with src, with a value, and its reduce add and
 // multiply; scatter_reduce's five, index_reduce's and torch_scatter's
-// four and five, in float32 but for the means of index_reduce and
-// torch_scatter, which are in int32 (the reference divides floats
-// exactly, slowly: 1.7 µs an element). Reversed, scatter_reduce and
+// four and five, in float32, and the means again in int32 (floor
+// division). Reversed, scatter_reduce and
 // index_reduce leave self out (include_self=False); folded they take it.
 // Losing the last contribution of a call (or its last block) changes
 // output 0, and the last element of a gather (amin and min take the
@@ -250,6 +249,9 @@ func buildLargeCases() []Case {
 		{scatter.OpGather, "", false, F32, revM},
 		{scatter.OpGather, "", false, F32, folded},
 		{scatter.OpTorchScatterAdd, "", false, F32, folded},
+		{scatter.OpTorchScatter, scatter.ReduceMean, false, F32, folded},
+		{scatter.OpIndexReduce, scatter.ReduceMean, false, F32, revM},
+		{scatter.OpIndexReduce, scatter.ReduceMean, false, F32, folded},
 		{scatter.OpTorchScatter, scatter.ReduceSum, false, F32, revM},
 		{scatter.OpTorchScatter, scatter.ReduceMul, false, F32, revM},
 		{scatter.OpTorchScatter, scatter.ReduceMax, false, F32, folded},
