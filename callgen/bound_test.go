@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/reference"
 )
 
 // TestCallsWithinMaxElements: every tensor of every call is within
@@ -13,7 +14,10 @@ import (
 // crowded or not, at the bounds the properties and the gate use and
 // smaller ones. Before, a source longer than its index, an out's
 // dim_size or a crowded group passed it (up to 3x at 300 elements), and
-// so did plain shapes (up to 256 elements) under a bound of 64.
+// so did plain shapes (up to 256 elements) under a bound of 64. A
+// torch_scatter call without out or dim_size, whose output the index
+// sizes, keeps that size within the bound too (a call broken twice once
+// lost the dim_size its too large index was drawn for).
 func TestCallsWithinMaxElements(t *testing.T) {
 	for _, prof := range scatter.Profiles {
 		for _, op := range scatter.Ops {
@@ -31,6 +35,9 @@ func TestCallsWithinMaxElements(t *testing.T) {
 										t.Fatalf("call %d: %s has %d elements, more than %d", i, name, x.NumEl(), bound)
 									}
 								}
+								if n, ok := inferredSize(c); ok && n > int64(bound) {
+									t.Fatalf("call %d: torch_scatter sizes its output along dim by the index, %d, more than %d", i, n, bound)
+								}
 							}
 						})
 					}
@@ -38,6 +45,34 @@ func TestCallsWithinMaxElements(t *testing.T) {
 			}
 		}
 	}
+}
+
+// inferredSize returns, for a torch_scatter call with neither out nor
+// dim_size, the size along dim that its index gives the output
+// (index.max()+1); ok is false for any other call.
+func inferredSize(c scatter.Call) (n int64, ok bool) {
+	var index scatter.Tensor
+	switch x := c.(type) {
+	case scatter.TorchScatter:
+		if x.Out.Data != nil || x.DimSize != nil {
+			return 0, false
+		}
+		index = x.Index
+	case scatter.TorchScatterAdd:
+		if x.Out.Data != nil || x.DimSize != nil {
+			return 0, false
+		}
+		index = x.Index
+	default:
+		return 0, false
+	}
+	if index.Validate() != nil || !index.DType().IsIndex() {
+		return 0, false
+	}
+	for _, p := range index.Positions() {
+		n = max(n, scatter.IntAt(index.Data, p)+1)
+	}
+	return n, true
 }
 
 // TestDrawCallTooSmallABound: a bound no call of an operation fits fails
@@ -52,5 +87,44 @@ func TestDrawCallTooSmallABound(t *testing.T) {
 	}
 	if failed == 0 {
 		t.Error("no index_reduce call of 50 failed to fit one element: the test checks nothing")
+	}
+}
+
+// TestBrokenTwice: calls all broken, a quarter of them twice
+// (secondFaultPercent; the F# library's once), draw without a panic for
+// every operation and profile, keep torch_scatter's inferred output
+// within the bound, and include calls that break rules of two kinds (the
+// strict level's order).
+func TestBrokenTwice(t *testing.T) {
+	const bound, draws = 64, 2000
+	for _, prof := range scatter.Profiles {
+		for _, op := range scatter.Ops {
+			t.Run(fmt.Sprintf("%s/%s", prof, op), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(uint64(len(op)), 7))
+				twoKinds, n := 0, draws
+				if op == scatter.OpTorchScatterAdd {
+					n = 15 * draws // a call that lost its dim_size came once in about 4,000
+				}
+				for i := range n {
+					c, err := DrawCall(r, op, Options{Profile: prof, MaxElements: bound, FaultPercent: 100})
+					if err != nil {
+						t.Fatalf("call %d: %v", i, err)
+					}
+					if n, ok := inferredSize(c); ok && n > bound {
+						t.Fatalf("call %d: torch_scatter sizes its output along dim by the index, %d, more than %d", i, n, bound)
+					}
+					if i < draws && len(reference.Expect(c, prof).Codes()) >= 2 {
+						twoKinds++
+					}
+				}
+				t.Logf("%d of %d calls break rules of two kinds or more", twoKinds, draws)
+				if op == scatter.OpTensorScatter || op == scatter.OpTensorGather {
+					return // broken once (secondFaultPercent)
+				}
+				if twoKinds == 0 {
+					t.Errorf("no call of %d breaks rules of two kinds", draws)
+				}
+			})
+		}
 	}
 }

@@ -225,7 +225,28 @@ func (g *Drawer) badDim(n int) int {
 	return -n - 1 - g.IntRange(0, 2)
 }
 
-// corrupting decides whether this call goes toward an error path.
+// faults returns how many faults this call gets: none in the calls that
+// are not broken (all but Options.FaultPercent of them), else one, or two
+// in secondFaultPercent of the broken ones. A second fault may break
+// another rule (the strict level then judges the order in which PyTorch
+// checks them: SEMANTICS.md §1.3) or the same one again.
+func (g *Drawer) faults() int {
+	switch {
+	case g.o.Valid || !g.Chance(g.o.FaultPercent):
+		return 0
+	case g.Chance(secondFaultPercent):
+		return 2
+	}
+	return 1
+}
+
+// secondFaultPercent is the share of the broken calls that get a second
+// fault. The F# library's calls get one (corrupting): its reference
+// reports the first rule a call breaks, where PyTorch's report them all.
+const secondFaultPercent = 25
+
+// corrupting decides whether this call goes toward an error path (one
+// fault).
 func (g *Drawer) corrupting() bool { return !g.o.Valid && g.Chance(g.o.FaultPercent) }
 
 // ---- scatter, scatter_add, scatter_reduce ----
@@ -271,8 +292,10 @@ func (g *Drawer) dimScatterCall(op scatter.Op) scatter.Call {
 	c.bad = goodIndex
 	if !c.long && (!g.o.Valid && g.Chance(5) || g.o.Valid && g.Chance(3)) {
 		g.dimBogusEmpty(c)
-	} else if g.corrupting() {
-		g.dimFault(c)
+	} else {
+		for range g.faults() {
+			g.dimFault(c)
+		}
 	}
 	return g.dimTensors(c)
 }
@@ -399,20 +422,20 @@ func (g *Drawer) dimFault(c *dimDraft) {
 	case 4:
 		c.srcDT = g.otherDType(c.op, c.dt)
 	case 5: // the index's rank differs from self's
-		if len(c.idx) > 1 && g.Chance(50) {
+		if len(c.idx) > 1 && len(c.srcShape) > 1 && g.Chance(50) {
 			c.idx, c.srcShape = c.idx[1:], c.srcShape[1:]
 		} else {
 			c.idx, c.srcShape = append([]int{1}, c.idx...), append([]int{1}, c.srcShape...)
 		}
 	case 6: // larger than self in a dimension other than dim
-		if k := otherDim(g, len(c.idx), c.d); k >= 0 && k < len(c.self) {
+		if k := otherDim(g, len(c.idx), c.d); k >= 0 && k < len(c.self) && k < len(c.srcShape) {
 			c.idx[k] = c.self[k] + 1
 			c.srcShape[k] = max(c.srcShape[k], c.idx[k])
 		} else {
 			c.bad = bigIndex
 		}
 	case 7: // larger than src
-		if k := g.IntRange(0, max(len(c.idx), 1)-1); len(c.idx) > 0 && c.idx[k] > 0 {
+		if k := g.IntRange(0, max(len(c.idx), 1)-1); len(c.idx) > 0 && k < len(c.srcShape) && c.idx[k] > 0 {
 			c.srcShape[k] = c.idx[k] - 1
 		} else {
 			c.bad = negIndex
@@ -674,7 +697,7 @@ func (g *Drawer) indexReduceCall() scatter.Call {
 		exclude = false
 	}
 	bad := goodIndex
-	if g.corrupting() {
+	for range g.faults() {
 		switch g.pick(25, 15, 10, 8, 10, 8, 10, 6, 8) {
 		case 0:
 			bad = negIndex
@@ -765,27 +788,29 @@ func (g *Drawer) gatherCall() scatter.Call {
 		if g.Chance(50) {
 			idxDT = g.badIndexDType()
 		}
-	} else if g.corrupting() {
-		switch g.pick(25, 15, 10, 10, 10, 10) {
-		case 0:
-			bad = negIndex
-		case 1:
-			bad = bigIndex
-		case 2:
-			dim = g.badDim(r)
-		case 3:
-			idxDT = g.badIndexDType()
-		case 4:
-			if len(idx) > 1 && g.Chance(50) {
-				idx = idx[1:]
-			} else {
-				idx = append([]int{1}, idx...)
-			}
-		case 5:
-			if k := otherDim(g, len(idx), d); k >= 0 && k < len(in) {
-				idx[k] = in[k] + 1
-			} else {
+	} else {
+		for range g.faults() {
+			switch g.pick(25, 15, 10, 10, 10, 10) {
+			case 0:
+				bad = negIndex
+			case 1:
 				bad = bigIndex
+			case 2:
+				dim = g.badDim(r)
+			case 3:
+				idxDT = g.badIndexDType()
+			case 4:
+				if len(idx) > 1 && g.Chance(50) {
+					idx = idx[1:]
+				} else {
+					idx = append([]int{1}, idx...)
+				}
+			case 5:
+				if k := otherDim(g, len(idx), d); k >= 0 && k < len(in) {
+					idx[k] = in[k] + 1
+				} else {
+					bad = bigIndex
+				}
 			}
 		}
 	}
@@ -901,7 +926,7 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 	bad := goodIndex
 	srcShape := S
 	outBad := false
-	if g.corrupting() {
+	for range g.faults() {
 		switch g.pick(25, 15, 10, 15, 10, 8, 7, 5, 5) {
 		case 0:
 			bad = negIndex
@@ -913,7 +938,7 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 		case 2:
 			dim = scatter.Ptr(g.badDim(r))
 		case 3: // an index that does not broadcast to src
-			if form == tsVector {
+			if form == tsVector || len(I) == 0 {
 				I = []int{S[d] + g.IntRange(1, 2)}
 			} else {
 				I[g.IntRange(0, len(I)-1)] += 2
@@ -964,6 +989,7 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 			spec = ExactValues(dt, scatter.Numel(srcShape)+1)
 		}
 	}
+	dimSize = sizedOutput(bad, out, dimSize, N)
 	return scatter.TorchScatter{
 		Src:     g.Tensor(dt, srcShape, spec, AnyLayout),
 		Index:   g.indexTensor(I, fd, N, idxDT, AnyLayout, g.crowdedDups(crowded), bad),
@@ -1035,7 +1061,7 @@ func (g *Drawer) torchScatterAddCall() scatter.Call {
 	bad := goodIndex
 	srcShape := S
 	outDT := dt
-	if g.corrupting() {
+	for range g.faults() {
 		switch g.pick(25, 15, 10, 10, 15, 10, 5, 5, 5) {
 		case 0:
 			bad = negIndex
@@ -1092,6 +1118,7 @@ func (g *Drawer) torchScatterAddCall() scatter.Call {
 	if g.o.Valid && g.Chance(40) {
 		spec = ExactValues(dt, scatter.Numel(srcShape)+1)
 	}
+	dimSize = sizedOutput(bad, out, dimSize, N)
 	return scatter.TorchScatterAdd{
 		Src:       g.Tensor(dt, srcShape, spec, AnyLayout),
 		Index:     g.indexTensor(I, min(fd, len(I)-1), N, scatter.DTInt64, AnyLayout, g.Duplicates(), bad),
@@ -1114,6 +1141,20 @@ func (g *Drawer) fillValue(dt scatter.DType) scatter.Scalar {
 		return scatter.Bool(true)
 	}
 	return scatter.Int(int64(OneOf(g, -3, 7, -1, 100)))
+}
+
+// sizedOutput returns a torch_scatter call's dim_size: dimSize, or n
+// where the index has a value too large (bad) and neither out nor
+// dim_size sizes the output. A single fault draws such an index with
+// dim_size n; a second one may take away the out it was drawn for (or the
+// src shape out is made from), and without dim_size the output would be
+// sized by that value (up to 2^40 elements): an allocation failure in
+// PyTorch, and no rule of the suite.
+func sizedOutput(bad badIndex, out scatter.Tensor, dimSize *int, n int) *int {
+	if bad == bigIndex && out.Data == nil && dimSize == nil {
+		return scatter.Ptr(n)
+	}
+	return dimSize
 }
 
 // ---- the F# Tensor library ----
