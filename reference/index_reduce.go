@@ -79,21 +79,26 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 		}
 		e.add(scatter.ErrShapeMismatch, "index_reduce_(): Number of indices (%d) should be equal to source.size(dim) (%d), for dim: %d", numel, sizeAt(c.Source, dim), dim)
 	}
-	if len(e) > 0 {
-		// the index values, which PyTorch never reaches here: that rule
-		// is broken too, and its error conforms at the conformant level
+	// alsoOutOfRange adds the rule of the index values, which PyTorch
+	// never reaches after a rule broken before it: that rule is broken
+	// too, and its error conforms at the conformant level.
+	alsoOutOfRange := func() {
 		for _, v := range indexValues(c.Index) {
 			if v < 0 || v >= int64(sizeAt(c.Self, dim)) {
 				e.add(scatter.ErrIndexOutOfRange, "index out of range in self")
 				break
 			}
 		}
+	}
+	if len(e) > 0 {
+		alsoOutOfRange()
 		return nil, e
 	}
 	if prof.IndexReduceExactShape() {
 		// PyTorch 2: nothing broadcasts.
 		if !scatter.SameShapeExceptDim(c.Self.Shape, c.Source.Shape, dim) {
 			e.add(scatter.ErrShapeMismatch, "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = %v source.shape = %v", c.Self.Shape, c.Source.Shape)
+			alsoOutOfRange()
 			return nil, e
 		}
 	}
@@ -107,13 +112,22 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 	idx := indexValues(c.Index)
 	// The include_self=False initialisation dispatches on self's dtype
 	// (no bool) and runs index_fill_, which wraps negative values and
-	// rejects the rest, before anything else.
+	// rejects the rest, before anything else. Its kernel checks the
+	// values as it fills, so on a self of no elements it checks none: an
+	// empty dim along dim fails as it makes its view (index_out_of_range
+	// too: "out of bounds for storage of size 0"), another empty dim
+	// goes on to the slices' broadcast, whose shape_mismatch comes first
+	// under torch 1.13 (self [0, 1], source [2, 3], an index value of 1:
+	// "The size of tensor a (0) must match the size of tensor b (2)").
 	if c.ExcludeSelf {
 		if dt == scatter.DTBool {
 			e.add(scatter.ErrUnsupportedDType, `"index_reduce_func_exclude_input_init" not implemented for 'Bool'`)
 			return nil, e
 		}
 		for _, v := range idx {
+			if c.Self.NumEl() == 0 && size > 0 {
+				break
+			}
 			if v < -int64(size) || v >= int64(size) {
 				e = append(e, outOfBounds(v, dim, size))
 				return nil, e
@@ -139,6 +153,7 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 		}
 		var ok bool
 		if srcOf, ok = sliceBroadcast(&e, c.Self.Shape, c.Source, dim); !ok {
+			alsoOutOfRange()
 			return nil, e
 		}
 	} else {

@@ -48,6 +48,30 @@ func regressions() []Case {
 		WantErr: scatter.ErrIndexOutOfRange, Profiles: onlyTorch113,
 	})
 
+	// index_reduce_ with include_self=False checks the index values in
+	// its index_fill_, which checks as it fills: on a self of no elements
+	// (but no empty dim along dim) nothing, and the slices' broadcast
+	// (torch 1.13) or the exact shape rule (2.x) comes first; with a
+	// source of the right shape, the loop's own check then finds the
+	// value. Found by the gate's random part at the strict level on a
+	// call broken twice.
+	const srcTwice = "the gate's random part at the strict level (a call broken twice), torch 1.13.1 CPU"
+	name, labels = reg(scatter.OpIndexReduce, F32, "include_self=false/empty-self/shape-before-index", "shape-rule", "out-of-bounds", "zero-size", "include_self")
+	add(name, labels, srcTwice+`: torch.zeros(0,1).index_reduce_(1, t([1,0,0]), torch.zeros(2,3), 'prod', include_self=False)`+
+		` raises RuntimeError: The size of tensor a (0) must match the size of tensor b (2) at non-singleton dimension 0`+
+		` (2.6.0 and 2.14.1: source tensor shape must match self tensor shape)`, Case{
+		Call: scatter.IndexReduce{Self: z(F32, 0, 1), Dim: 1, Index: i64(1, 0, 0), Source: z(F32, 2, 3),
+			Reduce: scatter.ReduceProd, ExcludeSelf: true},
+		WantErr: scatter.ErrShapeMismatch,
+	})
+	name, labels = reg(scatter.OpIndexReduce, F32, "include_self=false/empty-self/index-after-shape", "out-of-bounds", "zero-size", "include_self")
+	add(name, labels, srcTwice+` (the same call with source's shape right): torch.zeros(0,1).index_reduce_(1, t([1,0,0]), torch.zeros(0,3), 'prod', include_self=False)`+
+		` raises IndexError: index out of range in self (1.13.1, 2.6.0, 2.14.1)`, Case{
+		Call: scatter.IndexReduce{Self: z(F32, 0, 1), Dim: 1, Index: i64(1, 0, 0), Source: z(F32, 0, 3),
+			Reduce: scatter.ReduceProd, ExcludeSelf: true},
+		WantErr: scatter.ErrIndexOutOfRange,
+	})
+
 	// torch_scatter's scatter_cpu returns a given out untouched when src is
 	// empty, before its dtype dispatch: out's dtype is not checked, nor
 	// the index's (except by min/max, whose arg is read as int64 first).
