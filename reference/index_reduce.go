@@ -104,6 +104,7 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 	}
 	if c.Self.Dim() <= 1 && c.Source.Dim() > 1 {
 		e.add(scatter.ErrShapeMismatch, "source.dim() (%d) must one or zero for given self.dim() (%d)", c.Source.Dim(), c.Self.Dim())
+		alsoOutOfRange()
 		return nil, e
 	}
 
@@ -149,6 +150,7 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 		}
 		if c.Source.Dim() == 0 {
 			e.add(scatter.ErrShapeMismatch, "select() cannot be applied to a 0-dim tensor.")
+			alsoOutOfRange()
 			return nil, e
 		}
 		var ok bool
