@@ -17,7 +17,7 @@ const largeCall = 1 << 16
 // base's: the full call is validated first, as the real path would be.
 //
 // The lost contribution is sent to an extra slice appended to the output
-// along dim, which is cut off the result (dropUpdates' device), so the
+// along dim, which is cut off the result (toExtra, as dropUpdates does), so the
 // rest of the call (the output's size, what is untouched, torch_scatter's
 // inferred size) is as the full call has it. The spec's large cases
 // kill it (spec's TestSpecKillsMutants); the properties' default tier
@@ -36,7 +36,7 @@ func largeTailDropped(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 		d, _ := scatter.WrapDim(dim, self.Dim())
 		return lastToExtra(b, res, d, func(idx scatter.Tensor) scatter.Call {
 			return withDimParts(c, extendAlong(self, d), idx, src)
-		}, index, self.Shape[d])
+		}, index, self.Shape[d]), nil
 	case scatter.IndexReduce:
 		if x.Source.NumEl() <= largeCall {
 			return res, nil
@@ -46,7 +46,7 @@ func largeTailDropped(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 		return lastToExtra(b, res, d, func(idx scatter.Tensor) scatter.Call {
 			x.Self, x.Index = extendAlong(self, d), idx
 			return x
-		}, x.Index, size)
+		}, x.Index, size), nil
 	case scatter.TorchScatter:
 		return tsTailDropped(b, res, x.Src, x.Index, x.Dim, x.Out, func(idx, out scatter.Tensor, dimSize *int) scatter.Call {
 			x.Index, x.Out, x.DimSize = idx, out, dimSize
@@ -69,7 +69,7 @@ func largeTailDropped(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 			x.Indices = append([]scatter.Tensor{idx}, indices[1:]...)
 			x.Shape = append([]int{size + 1}, shape[1:]...)
 			return x
-		}, x.Indices[0], size)
+		}, x.Indices[0], size), nil
 	case scatter.Gather, scatter.TensorGather:
 		if res.Out.NumEl() <= largeCall {
 			return res, nil
@@ -102,27 +102,16 @@ func tsTailDropped(b scatter.Backend, res scatter.Result, src, index scatter.Ten
 			return with(idx, extendAlong(out, d), nil)
 		}
 		return with(idx, out, scatter.Ptr(size+1))
-	}, index, size)
+	}, index, size), nil
 }
 
-// lastToExtra runs the call that with(idx) builds, idx being index with
-// its last element (row-major) set to size: the extra slice along d that
-// with's call adds to the output. It returns that result cut back to
-// size along d (the arg too, for torch_scatter), or full, the full
-// call's, where the altered call fails.
-func lastToExtra(b scatter.Backend, full scatter.Result, d int, with func(idx scatter.Tensor) scatter.Call, index scatter.Tensor, size int) (scatter.Result, error) {
-	if !index.DType().IsIndex() || index.NumEl() == 0 {
-		return full, nil
+// lastToExtra runs the call that with(idx) builds without index's last
+// element (row-major), sent to the extra slice along d (toExtra), or
+// returns full, the full call's result, where that call fails.
+func lastToExtra(b scatter.Backend, full scatter.Result, d int, with func(idx scatter.Tensor) scatter.Call, index scatter.Tensor, size int) scatter.Result {
+	last := index.NumEl() - 1
+	if r, ok := toExtra(b, index, d, size, func(q int, _ int64) bool { return q == last }, with); ok {
+		return r
 	}
-	idx := scatter.CloneTensor(index.Contiguous())
-	scatter.SetInt(idx.Data, idx.NumEl()-1, int64(size))
-	r, err := b.Run(with(idx))
-	if err != nil {
-		return full, nil
-	}
-	r.Out = narrow(r.Out.Contiguous(), d, 0, size).Contiguous()
-	if r.Arg.Data != nil {
-		r.Arg = narrow(r.Arg.Contiguous(), d, 0, size).Contiguous()
-	}
-	return r, nil
+	return full
 }

@@ -271,23 +271,37 @@ func narrowIndexBound(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 
 // dropUpdates runs a dim-scatter call (scatter, scatter_add,
 // scatter_reduce) without the updates whose index value v drop(v, size)
-// selects: they are sent to an extra slice appended to self along dim,
-// which is cut off the result. ok is false when the call is not a
-// dim-scatter or still fails.
+// selects (toExtra). ok is false when the call is not a dim-scatter,
+// drop selects nothing, or the call still fails.
 func dropUpdates(b scatter.Backend, c scatter.Call, drop func(v int64, size int) bool) (scatter.Result, bool) {
 	if !isDimScatter(c) {
 		return scatter.Result{}, false
 	}
 	self, dim, index, src := dimParts(c)
 	d, ok := scatter.WrapDim(dim, self.Dim())
-	if !ok || self.Validate() != nil || index.Validate() != nil || !index.DType().IsIndex() || self.Dim() == 0 {
+	if !ok || self.Validate() != nil || index.Validate() != nil || self.Dim() == 0 {
 		return scatter.Result{}, false
 	}
 	size := self.Shape[d]
+	return toExtra(b, index, d, size, func(_ int, v int64) bool { return drop(v, size) },
+		func(idx scatter.Tensor) scatter.Call { return withDimParts(c, extendAlong(self, d), idx, src) })
+}
+
+// toExtra drops updates from a call: it sets the index values that
+// drop(q, v) selects (q the row-major position, v the value) to size,
+// the extra slice along d that with(idx) adds to the output (extendAlong,
+// or torch_scatter's dim_size), runs the call with builds, and cuts its
+// result (and arg) back to size along d. ok is false when the index is
+// not of an index dtype, drop selects nothing, or the call fails.
+func toExtra(b scatter.Backend, index scatter.Tensor, d, size int, drop func(q int, v int64) bool,
+	with func(idx scatter.Tensor) scatter.Call) (scatter.Result, bool) {
+	if !index.DType().IsIndex() {
+		return scatter.Result{}, false
+	}
 	idx := scatter.CloneTensor(index.Contiguous())
 	any := false
 	for q := 0; q < idx.NumEl(); q++ {
-		if drop(scatter.IntAt(idx.Data, q), size) {
+		if drop(q, scatter.IntAt(idx.Data, q)) {
 			scatter.SetInt(idx.Data, q, int64(size))
 			any = true
 		}
@@ -295,11 +309,15 @@ func dropUpdates(b scatter.Backend, c scatter.Call, drop func(v int64, size int)
 	if !any {
 		return scatter.Result{}, false
 	}
-	r, err := b.Run(withDimParts(c, extendAlong(self, d), idx, src))
+	r, err := b.Run(with(idx))
 	if err != nil {
 		return scatter.Result{}, false
 	}
-	return scatter.Result{Out: narrow(r.Out.Contiguous(), d, 0, size).Contiguous()}, true
+	r.Out = narrow(r.Out.Contiguous(), d, 0, size).Contiguous()
+	if r.Arg.Data != nil {
+		r.Arg = narrow(r.Arg.Contiguous(), d, 0, size).Contiguous()
+	}
+	return r, true
 }
 
 // extendAlong returns a contiguous copy of t with one more slice (zeros)
