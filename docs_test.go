@@ -34,12 +34,11 @@ func TestDocCopiesInSync(t *testing.T) {
 			t.Errorf("%s does not start with the note that it is kept in sync", name)
 			continue
 		}
-		if own, ok := bytes.CutPrefix(body, shared); ok && (len(own) == 0 || bytes.HasPrefix(own, []byte(ownSection))) {
-			continue
-		}
-		if !bytes.HasPrefix(body, shared) {
+		own, ok := bytes.CutPrefix(body, shared)
+		switch {
+		case !ok:
 			t.Errorf("%s differs from ../shared/%s: copy the shared one over it (after the note), and keep what is the repository's own in its last section (%q)", name, name, strings.TrimSpace(ownSection))
-		} else {
+		case len(own) > 0 && !bytes.HasPrefix(own, []byte(ownSection)):
 			t.Errorf("%s follows ../shared/%s with text that does not start the repository's own section (%q)", name, name, strings.TrimSpace(ownSection))
 		}
 	}
