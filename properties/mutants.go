@@ -33,6 +33,21 @@ type Mutant struct {
 	Checks bool
 }
 
+// Conformant returns the mutant's backend presented as one that does not
+// claim determinism, so that a judge takes it at the conformant level
+// (any correct order, rigorous sets) rather than at the strict one its
+// Info claims: a bug that conformant judging misses is no bug there.
+func (m Mutant) Conformant() scatter.Backend { return undetermined{m.Backend} }
+
+// undetermined is a backend whose determinism claim is taken away.
+type undetermined struct{ scatter.Backend }
+
+func (u undetermined) Info() scatter.Info {
+	i := u.Backend.Info()
+	i.Deterministic = false
+	return i
+}
+
 // mutant is a Mutant's backend.
 type mutant struct {
 	name string

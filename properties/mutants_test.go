@@ -105,16 +105,6 @@ var longTier = map[string]string{
 	"float32-count-saturates": "needs a group of more than 2^24 contributions: TestFloat32CountSaturates (SCATTER_PROPERTIES=long)",
 }
 
-// nondeterministic presents a mutant as a backend that does not claim
-// determinism, so that it is judged at the conformant level.
-type nondeterministic struct{ scatter.Backend }
-
-func (n nondeterministic) Info() scatter.Info {
-	i := n.Backend.Info()
-	i.Deterministic = false
-	return i
-}
-
 // TestMutants checks that the default budget kills every mutant of the
 // zoo at the conformant level (any correct order, rigorous sets: the
 // mutant presented as a backend that does not claim determinism), and
@@ -139,7 +129,7 @@ func TestMutants(t *testing.T) {
 		t.Run(m.Name, func(t *testing.T) {
 			rec := &recorder{name: t.Name()}
 			start := time.Now()
-			target := properties.Target{Backend: nondeterministic{m.Backend}, Profile: m.Profile}
+			target := properties.Target{Backend: m.Conformant(), Profile: m.Profile}
 			want := scatter.Conformant
 			if why, blind := conformantBlind[m.Name]; blind {
 				target.Backend, want = m.Backend, scatter.Strict

@@ -28,16 +28,6 @@ var specTeeth = []struct{ mutant, label string }{
 	{"large-tail-dropped", "large"},
 }
 
-// nondeterministic presents a backend as one that does not claim
-// determinism: the spec judges it at the conformant level.
-type nondeterministic struct{ scatter.Backend }
-
-func (n nondeterministic) Info() scatter.Info {
-	i := n.Backend.Info()
-	i.Deterministic = false
-	return i
-}
-
 // TestSpecKillsMutants runs the cases of each specTeeth label on its
 // mutant: every case that the profile does not skip must fail, by the
 // judge's verdict at the conformant level.
@@ -51,7 +41,7 @@ func TestSpecKillsMutants(t *testing.T) {
 			}
 			m := properties.MutantsFor(p)[i]
 			t.Run(e.mutant+"/"+p.String(), func(t *testing.T) {
-				tgt := spec.Target{Backend: nondeterministic{m.Backend}, Profile: p}
+				tgt := spec.Target{Backend: m.Conformant(), Profile: p}
 				if lvl := tgt.JudgeLevel(); lvl != scatter.Conformant {
 					t.Fatalf("judged at the %v level", lvl)
 				}
