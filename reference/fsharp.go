@@ -15,12 +15,15 @@ import (
 // index with an unchecked int cast, so 2^32 would alias 0 there; the suite
 // does not follow that.)
 
-// fsIndices validates the given index tensors: well-formed (ErrInvalidArgument)
-// and Tensor<int64> (ErrIndexDType; F#'s type system rejects any other
-// before anything runs).
-func fsIndices(e *errs, src scatter.Tensor, indices []scatter.Tensor) bool {
+// fsIndices validates the given index tensors: well-formed
+// (ErrInvalidArgument; wellFormed is false and nothing else can be
+// checked) and Tensor<int64> (ErrIndexDType for each other one; F#'s type
+// system rejects them before anything runs). readable reports whether
+// every given index holds integers whose values the later rules can
+// read (int32 or int64).
+func fsIndices(e *errs, src scatter.Tensor, indices []scatter.Tensor) (wellFormed, readable bool) {
 	if !checkTensor(e, "src", src) {
-		return false
+		return false, false
 	}
 	ok := true
 	for k, t := range indices {
@@ -29,15 +32,28 @@ func fsIndices(e *errs, src scatter.Tensor, indices []scatter.Tensor) bool {
 		}
 	}
 	if !ok {
-		return false
+		return false, false
 	}
+	readable = true
 	for k, t := range indices {
-		if !t.IsZero() && t.DType() != scatter.DTInt64 {
-			e.add(scatter.ErrIndexDType, "indices[%d]: expected Tensor<int64>, got %v", k, t.DType())
+		if t.IsZero() {
+			continue
+		}
+		if dt := t.DType(); dt != scatter.DTInt64 {
+			e.add(scatter.ErrIndexDType, "indices[%d]: expected Tensor<int64>, got %v", k, dt)
+			readable = readable && dt == scatter.DTInt32
 		}
 	}
-	return len(*e) == 0
+	return true, readable
 }
+
+// The F# planners record every rule a call breaks, in the library's order,
+// as PyTorch's do: the first is the error the library raises (the strict
+// level), and any of them conforms at the conformant level, where an
+// implementation may check its rules in another order. A rule that can
+// only be read once an earlier one holds (the index values need the index
+// per dimension, the target's shape and the broadcast) is not checked
+// after that one breaks.
 
 // planTensorScatter: Tensor.scatter indices trgtShp src (and FillScatter,
 // which zero-fills its target first):
@@ -61,36 +77,43 @@ func fsIndices(e *errs, src scatter.Tensor, indices []scatter.Tensor) bool {
 // type (16-bit floats round at every step).
 func planTensorScatter(c scatter.TensorScatter, prof scatter.Profile) (*plan, errs) {
 	var e errs
-	if !fsIndices(&e, c.Src, c.Indices) {
+	wellFormed, readable := fsIndices(&e, c.Src, c.Indices)
+	if !wellFormed {
 		return nil, e
 	}
 	T := c.Shape
+	sized := true // the target has a shape, so positions lie in it or not
 	for _, s := range T {
 		if s < 0 {
 			e.add(scatter.ErrInvalidArgument, "shape %v cannot have negative entries", T)
-			return nil, e
+			sized = false
+			break
 		}
 	}
-	if outputTooLarge(&e, T) {
+	if len(e) == 0 && outputTooLarge(&e, T) {
 		return nil, e
 	}
 	src := c.Src
 	S := src.Shape
-	if len(c.Indices) != len(T) {
+	mapped := true // an index or the position itself for every target dimension
+	switch {
+	case len(c.Indices) != len(T):
 		e.add(scatter.ErrInvalidArgument, "for each dimension of the target an index tensor must be specified (%d indices, %d dimensions)", len(c.Indices), len(T))
-		return nil, e
-	}
-	if len(T) < len(S) {
+		mapped = false
+	case len(T) < len(S):
 		e.add(scatter.ErrInvalidArgument, "List.skip: the target's %d dimensions are fewer than src's %d", len(T), len(S))
-		return nil, e
-	}
-	for k := len(S); k < len(T); k++ {
-		if c.Indices[k].IsZero() {
-			e.add(scatter.ErrInvalidArgument, "index dimensions beyond the number of source dimensions must not be None (indices[%d])", k)
-			return nil, e
+		mapped = false
+	default:
+		for k := len(S); k < len(T); k++ {
+			if c.Indices[k].IsZero() {
+				e.add(scatter.ErrInvalidArgument, "index dimensions beyond the number of source dimensions must not be None (indices[%d])", k)
+				mapped = false
+				break
+			}
 		}
 	}
-	at := make([]func([]int) int64, len(T)) // indices[k] broadcast to S, read at a position of S
+	at := make([]func([]int) int64, len(c.Indices)) // indices[k] broadcast to S, read at a position of S
+	broadcast := true
 	for k, t := range c.Indices {
 		if t.IsZero() {
 			continue
@@ -98,16 +121,18 @@ func planTensorScatter(c scatter.TensorScatter, prof scatter.Profile) (*plan, er
 		v, ok := numpyBroadcastTo(t, S)
 		if !ok {
 			e.add(scatter.ErrShapeMismatch, "Cannot broadcast shape %v to shape %v (indices[%d])", t.Shape, S, k)
+			broadcast = false
 			continue
 		}
-		at[k] = indexAt(v)
-	}
-	if len(e) > 0 {
-		return nil, e
+		if readable {
+			at[k] = indexAt(v)
+		}
 	}
 	dt := src.DType()
 	if dt == scatter.DTBool {
 		e.add(scatter.ErrUnsupportedDType, "Tensor.scatter: the element type bool has no addition")
+	}
+	if !(sized && mapped && broadcast && readable) {
 		return nil, e
 	}
 	// target position j(p) of src position p: j[k] = indices[k][p], or p[k]
@@ -163,7 +188,8 @@ func planTensorScatter(c scatter.TensorScatter, prof scatter.Profile) (*plan, er
 // position in row-major order that leaves it). Every dtype works.
 func planTensorGather(c scatter.TensorGather, prof scatter.Profile) (*plan, errs) {
 	var e errs
-	if !fsIndices(&e, c.Src, c.Indices) {
+	wellFormed, readable := fsIndices(&e, c.Src, c.Indices)
+	if !wellFormed {
 		return nil, e
 	}
 	var shapes [][]int
@@ -172,33 +198,39 @@ func planTensorGather(c scatter.TensorGather, prof scatter.Profile) (*plan, errs
 			shapes = append(shapes, t.Shape)
 		}
 	}
+	var T []int
+	shaped := false // the target's shape is known
 	if len(shapes) == 0 {
 		e.add(scatter.ErrInvalidArgument, "at least one index tensor must not be None")
-		return nil, e
-	}
-	T, ok := numpyBroadcastShape(shapes...)
-	if !ok {
+	} else if T, shaped = numpyBroadcastShape(shapes...); !shaped {
 		e.add(scatter.ErrShapeMismatch, "Cannot broadcast shapes %v to same size", shapes)
-		return nil, e
 	}
-	if outputTooLarge(&e, T) {
+	if len(e) == 0 && outputTooLarge(&e, T) {
 		return nil, e
 	}
 	src := c.Src
 	S := src.Shape
-	if len(c.Indices) != len(S) {
+	mapped := shaped // an index or the position itself for every src dimension
+	switch {
+	case len(c.Indices) != len(S):
 		e.add(scatter.ErrInvalidArgument, "for each dimension of src an index tensor must be specified (%d indices, %d dimensions)", len(c.Indices), len(S))
-		return nil, e
-	}
-	if len(T) > len(S) {
+		mapped = false
+	case !shaped:
+	case len(T) > len(S):
 		e.add(scatter.ErrInvalidArgument, "List.skip: src's %d dimensions are fewer than the target's %d", len(S), len(T))
-		return nil, e
-	}
-	for k := len(T); k < len(S); k++ {
-		if c.Indices[k].IsZero() {
-			e.add(scatter.ErrInvalidArgument, "index dimensions beyond the number of target dimensions must not be None (indices[%d])", k)
-			return nil, e
+		mapped = false
+	default:
+		for k := len(T); k < len(S); k++ {
+			if c.Indices[k].IsZero() {
+				e.add(scatter.ErrInvalidArgument, "index dimensions beyond the number of target dimensions must not be None (indices[%d])", k)
+				mapped = false
+				break
+			}
 		}
+	}
+	if !(mapped && readable) || numel(T) > maxOutputElems {
+		// (a target too large to walk: the call breaks another rule)
+		return nil, e
 	}
 	at := make([]func([]int) int64, len(S)) // indices[k] broadcast to T, read at a position of T
 	for k, t := range c.Indices {
@@ -209,9 +241,12 @@ func planTensorGather(c scatter.TensorGather, prof scatter.Profile) (*plan, errs
 	}
 	dt := src.DType()
 	n := numel(T)
+	build := len(e) == 0 // else only the index values are checked
 	p := &plan{dtype: dt, shape: append([]int{}, T...), src: src.Contiguous(), kind: kAssign}
-	p.init, _ = scatter.Zeros(dt, T...)
-	p.groups.reserve(n, n)
+	if build {
+		p.init, _ = scatter.Zeros(dt, T...)
+		p.groups.reserve(n, n)
+	}
 	// source position of target position i: indices[k][i], or i[k]
 	pos := make([]int64, len(S))
 	j := make([]int, len(S))
@@ -230,7 +265,9 @@ func planTensorGather(c scatter.TensorGather, prof scatter.Profile) (*plan, errs
 			}
 			j[k] = int(v)
 		}
-		p.groups.add(i, ravel(j, S))
+		if build {
+			p.groups.add(i, ravel(j, S))
+		}
 		return true
 	})
 	if len(e) > 0 {
