@@ -241,13 +241,8 @@ func (g *Drawer) faults() int {
 }
 
 // secondFaultPercent is the share of the broken calls that get a second
-// fault. The F# library's calls get one (corrupting): its reference
-// reports the first rule a call breaks, where PyTorch's report them all.
+// fault.
 const secondFaultPercent = 25
-
-// corrupting decides whether this call goes toward an error path (one
-// fault).
-func (g *Drawer) corrupting() bool { return !g.o.Valid && g.Chance(g.o.FaultPercent) }
 
 // ---- scatter, scatter_add, scatter_reduce ----
 
@@ -1208,7 +1203,7 @@ func (g *Drawer) tensorScatterCall() scatter.Call {
 	badAt := -1
 	dropLast := false
 	idxDT := scatter.DTInt64
-	if g.corrupting() {
+	for range g.faults() {
 		switch g.pick(25, 15, 10, 10, 10, 10, 10, 10) {
 		case 0:
 			bad = negIndex
@@ -1328,7 +1323,7 @@ func (g *Drawer) tensorGatherCall() scatter.Call {
 	idxDT := scatter.DTInt64
 	extra := false
 	badShape := -1
-	if g.corrupting() {
+	for range g.faults() {
 		switch g.pick(25, 15, 10, 10, 10, 10, 10) {
 		case 0:
 			bad = negIndex
