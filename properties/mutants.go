@@ -742,26 +742,20 @@ func firstWriterWins(b scatter.Backend, c scatter.Call) (scatter.Result, error) 
 
 // reversedAlong returns a contiguous tensor of the given shape (at most
 // t's in every dimension) whose element at i is t's at i with i[d]
-// reversed: shape[d]-1-i[d].
+// reversed: shape[d]-1-i[d]. It copies the view of t that starts at
+// i[d] = shape[d]-1 and steps back along d (a negative stride, which no
+// tensor of the contract has: the view is only walked).
 func reversedAlong(t scatter.Tensor, shape []int, d int) scatter.Tensor {
 	out := scatter.Tensor{Shape: slices.Clone(shape), Data: scatter.MakeData(t.DType(), scatter.Numel(shape))}
-	st := t.StridesOrDefault()
-	idx := make([]int, len(shape))
-	for i := range scatter.Numel(shape) {
-		p := t.Offset
-		for k, v := range idx {
-			if k == d {
-				v = shape[k] - 1 - v
-			}
-			p += v * st[k]
-		}
+	if scatter.Numel(shape) == 0 {
+		return out // (an empty index: src may have another rank)
+	}
+	st := slices.Clone(t.StridesOrDefault())
+	view := scatter.Tensor{Shape: shape, Strides: st, Offset: t.Offset, Data: t.Data}
+	view.Offset += (shape[d] - 1) * st[d]
+	st[d] = -st[d]
+	for i, p := range view.EachPosition() {
 		scatter.CopyElem(out.Data, i, t.Data, p)
-		for k := len(idx) - 1; k >= 0; k-- {
-			if idx[k]++; idx[k] < shape[k] {
-				break
-			}
-			idx[k] = 0
-		}
 	}
 	return out
 }
