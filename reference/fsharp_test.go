@@ -86,6 +86,13 @@ func TestTensorGatherValidation(t *testing.T) {
 		{name: "count/values-unread", call: scatter.TensorGather{Indices: []scatter.Tensor{i64(9)}, Src: fsSrc()}, want: codes(scatter.ErrInvalidArgument)},
 		{name: "int32+negative", call: scatter.TensorGather{Indices: []scatter.Tensor{scatter.FromSlice([]int32{-1}), i64(0)}, Src: fsSrc()},
 			want: codes(scatter.ErrIndexDType, scatter.ErrIndexOutOfRange)},
+		// int32 indices of 5,000 elements that broadcast to a target of 25M,
+		// more than the reference makes: for a call that breaks another rule
+		// the values are not walked, so the last one, out of range, is not
+		// seen (the reference makes no such target either)
+		{name: "int32/target-too-large", call: scatter.TensorGather{Indices: []scatter.Tensor{
+			shaped(scatter.FromSlice(append(make([]int32, 4999), 7)), 5000, 1), shaped(i64(make([]int64, 5000)...), 1, 5000)}, Src: fsSrc()},
+			want: codes(scatter.ErrIndexDType)},
 		{name: "float64+negative", call: scatter.TensorGather{Indices: []scatter.Tensor{scatter.FromSlice([]float64{-1}), i64(0)}, Src: fsSrc()},
 			want: codes(scatter.ErrIndexDType)},
 		{name: "none-beyond-target", call: scatter.TensorGather{Indices: []scatter.Tensor{i64(1), none}, Src: fsSrc()}, want: codes(scatter.ErrInvalidArgument)},
