@@ -4,12 +4,13 @@ import (
 	"fmt"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/check"
 )
 
 // precedenceCases returns calls that break two rules at once, for each
 // neighbouring pair of PyTorch's checks: the error is the earlier check's
 // (SEMANTICS.md §1.3 for scatter, scatter_add and scatter_reduce, §6.1 for
-// index_reduce, §7 for gather). The rule pairs break one rule each, so an
+// index_reduce, §7 for gather), and of the F# library's (§9). The rule pairs break one rule each, so an
 // implementation that checks in another order passes them; these pin the
 // order. At the conformant level every broken rule's code conforms (the
 // order of checks is not part of what a port must copy); at the strict
@@ -29,6 +30,12 @@ func precedenceCases() []Case {
 		indexValue = "index-value"
 		vector     = "index-vector"
 		count      = "index-count"
+		// the F# library's rules
+		fsShape     = "target-shape"
+		fsCount     = "indices-per-dim"
+		fsBroadcast = "index-broadcast"
+		fsAddition  = "element-addition"
+		fsPosition  = "position"
 	)
 	type entry struct {
 		first, second string
@@ -37,6 +44,8 @@ func precedenceCases() []Case {
 		source        string
 	}
 	const s13, s61, s7 = "SEMANTICS.md §1.3", "SEMANTICS.md §6.1", "SEMANTICS.md §7"
+	const s9 = "SEMANTICS.md §9, the F# library's order (reference/fsharp.go)"
+	none := scatter.Tensor{}
 	var (
 		dimErr   = scatter.ErrDimOutOfRange
 		idxErr   = scatter.ErrIndexDType
@@ -86,13 +95,25 @@ func precedenceCases() []Case {
 		{indexDType, rank, scatter.Gather{Input: f32(1, 2), Index: shape(i16(0), 1, 1)}, idxErr, s7},
 		{indexDType, size, scatter.Gather{Input: shape(f32(1, 2), 1, 2), Dim: 1, Index: shape(i16(0, 0), 2, 1)}, idxErr, s7},
 		{size, indexValue, scatter.Gather{Input: shape(f32(1, 2), 1, 2), Dim: 1, Index: shape(i64(4, 0), 2, 1)}, shapeErr, s7},
+		// the F# library's Tensor.scatter: the target's shape, then one index
+		// per target dimension, before the indices' broadcast to src; the
+		// broadcast before the element type's addition; that before the
+		// positions (reference/fsharp.go gives the order)
+		{fsShape, fsBroadcast, scatter.TensorScatter{Indices: []scatter.Tensor{none, i64(2, 1, 0, 0)}, Shape: []int{-1, 3}, Src: shape(f32(1, 2, 3, 4, 5, 6), 2, 3)}, nameErr, s9},
+		{fsCount, fsBroadcast, scatter.TensorScatter{Indices: []scatter.Tensor{i64(2, 1, 0, 0)}, Shape: []int{4, 3}, Src: shape(f32(1, 2, 3, 4, 5, 6), 2, 3)}, nameErr, s9},
+		{fsBroadcast, fsAddition, scatter.TensorScatter{Indices: []scatter.Tensor{i64(0, 1, 0)}, Shape: []int{2}, Src: bools(true, false)}, shapeErr, s9},
+		{fsAddition, fsPosition, scatter.TensorScatter{Indices: []scatter.Tensor{i64(0, 5)}, Shape: []int{2}, Src: bools(true, false)}, scatter.ErrUnsupportedDType, s9},
+		// its Tensor.gather: the indices' common broadcast before one index
+		// per src dimension
+		{fsBroadcast, fsCount, scatter.TensorGather{Indices: []scatter.Tensor{i64(1, 2), i64(3, 1, 0), i64(0)}, Src: shape(f32(1, 2, 3, 4, 5, 6), 2, 3)}, shapeErr, s9},
 	}
 	cs := make([]Case, 0, len(entries))
 	for _, e := range entries {
 		rule := e.first + "-before-" + e.second
 		c := fail(e.call, e.want)
-		c.Name = fmt.Sprintf("%s/%v/precedence/%s", e.call.Op(), rF32, rule)
-		c.Labels = []string{string(e.call.Op()), rF32.String(), "precedence", rule}
+		dt := check.DataDTypes(e.call)[0]
+		c.Name = fmt.Sprintf("%s/%v/precedence/%s", e.call.Op(), dt, rule)
+		c.Labels = []string{string(e.call.Op()), dt.String(), "precedence", rule}
 		c.Source = e.source + ": the earlier check's error"
 		cs = append(cs, c)
 	}
