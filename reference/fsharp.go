@@ -47,6 +47,32 @@ func fsIndices(e *errs, src scatter.Tensor, indices []scatter.Tensor) (wellForme
 	return true, readable
 }
 
+// fsIndexPerDim checks that indices give one index (or None) per
+// dimension of the indexed tensor (rank ni), that it has at least the
+// rank np of the other (List.skip), and that every index beyond that rank
+// is given (ErrInvalidArgument, the first broken one; the last two only
+// when the other's rank is known). It reports whether every dimension of
+// the indexed tensor is mapped: by an index, or by the position itself.
+func fsIndexPerDim(e *errs, indices []scatter.Tensor, indexed string, ni int, other string, np int, known bool) bool {
+	switch {
+	case len(indices) != ni:
+		e.add(scatter.ErrInvalidArgument, "for each dimension of %s an index tensor must be specified (%d indices, %d dimensions)", indexed, len(indices), ni)
+		return false
+	case !known:
+		return false
+	case ni < np:
+		e.add(scatter.ErrInvalidArgument, "List.skip: %s's %d dimensions are fewer than %s's %d", indexed, ni, other, np)
+		return false
+	}
+	for k := np; k < ni; k++ {
+		if indices[k].IsZero() {
+			e.add(scatter.ErrInvalidArgument, "index dimensions beyond the rank of %s must not be None (indices[%d])", other, k)
+			return false
+		}
+	}
+	return true
+}
+
 // The F# planners record every rule a call breaks, in the library's order,
 // as PyTorch's do: the first is the error the library raises (the strict
 // level), and any of them conforms at the conformant level, where an
@@ -95,23 +121,7 @@ func planTensorScatter(c scatter.TensorScatter, prof scatter.Profile) (*plan, er
 	}
 	src := c.Src
 	S := src.Shape
-	mapped := true // an index or the position itself for every target dimension
-	switch {
-	case len(c.Indices) != len(T):
-		e.add(scatter.ErrInvalidArgument, "for each dimension of the target an index tensor must be specified (%d indices, %d dimensions)", len(c.Indices), len(T))
-		mapped = false
-	case len(T) < len(S):
-		e.add(scatter.ErrInvalidArgument, "List.skip: the target's %d dimensions are fewer than src's %d", len(T), len(S))
-		mapped = false
-	default:
-		for k := len(S); k < len(T); k++ {
-			if c.Indices[k].IsZero() {
-				e.add(scatter.ErrInvalidArgument, "index dimensions beyond the number of source dimensions must not be None (indices[%d])", k)
-				mapped = false
-				break
-			}
-		}
-	}
+	mapped := fsIndexPerDim(&e, c.Indices, "the target", len(T), "src", len(S), true)
 	at := make([]func([]int) int64, len(c.Indices)) // indices[k] broadcast to S, read at a position of S
 	broadcast := true
 	for k, t := range c.Indices {
@@ -210,24 +220,7 @@ func planTensorGather(c scatter.TensorGather, prof scatter.Profile) (*plan, errs
 	}
 	src := c.Src
 	S := src.Shape
-	mapped := shaped // an index or the position itself for every src dimension
-	switch {
-	case len(c.Indices) != len(S):
-		e.add(scatter.ErrInvalidArgument, "for each dimension of src an index tensor must be specified (%d indices, %d dimensions)", len(c.Indices), len(S))
-		mapped = false
-	case !shaped:
-	case len(T) > len(S):
-		e.add(scatter.ErrInvalidArgument, "List.skip: src's %d dimensions are fewer than the target's %d", len(S), len(T))
-		mapped = false
-	default:
-		for k := len(T); k < len(S); k++ {
-			if c.Indices[k].IsZero() {
-				e.add(scatter.ErrInvalidArgument, "index dimensions beyond the number of target dimensions must not be None (indices[%d])", k)
-				mapped = false
-				break
-			}
-		}
-	}
+	mapped := fsIndexPerDim(&e, c.Indices, "src", len(S), "the target", len(T), shaped)
 	if !(mapped && readable) || numel(T) > maxOutputElems {
 		// (a target too large to walk: the call breaks another rule)
 		return nil, e
