@@ -261,6 +261,9 @@ var zoo = []mutantEntry{
 	{name: "narrow-index-bound",
 		bug: "with an int32 index, the in-bounds test compares with the dimension's size wrapped to 8 bits, dropping valid updates along dimensions of 128 or more",
 		run: narrowIndexBound},
+	{name: "last-rule-reported",
+		bug:   "a call that breaks rules of several kinds raises the last kind that PyTorch (or the F# library) would check instead of the first: the checks run in another order",
+		build: lastRuleReported, checks: true},
 }
 
 // Mutants returns the mutant zoo, fresh (each call builds new backends),

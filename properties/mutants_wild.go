@@ -233,6 +233,26 @@ func outOfRangeIgnored(b scatter.Backend, c scatter.Call) (scatter.Result, error
 	return r1, nil
 }
 
+// lastRuleReported builds the mutant last-rule-reported under profile p:
+// a call that breaks rules of two kinds or more fails with the last kind
+// of the reference's list, in the order PyTorch (or the F# library)
+// checks them, as a port that checks them in another order does. Any
+// broken rule's error conforms at the conformant level; only the strict
+// level, which demands the first, sees it.
+func lastRuleReported(p scatter.Profile) runFunc {
+	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+		res, err := b.Run(c)
+		if err == nil {
+			return res, err
+		}
+		codes := reference.Expect(c, p).Codes()
+		if len(codes) < 2 {
+			return res, err
+		}
+		return scatter.Result{}, scatter.Errorf(codes[len(codes)-1], "the last broken rule checked first (%v)", err)
+	}
+}
+
 // outOfRangeMiscoded runs the mutant out-of-range-miscoded: a call that
 // PyTorch rejects for an index value out of range fails, but with the
 // code of a generic error, invalid_argument, as when a framework leaves

@@ -66,3 +66,41 @@ func TestSpecKillsMutants(t *testing.T) {
 		}
 	}
 }
+
+// TestPrecedenceKillsLastRuleReported: every precedence case kills the
+// mutant last-rule-reported at the strict level (the mutant claims
+// determinism, as the reference does), under every profile; the
+// conformant level accepts any broken rule, so there it passes them all.
+func TestPrecedenceKillsLastRuleReported(t *testing.T) {
+	cases := spec.Cases()
+	for _, p := range scatter.Profiles {
+		i := slices.IndexFunc(properties.MutantsFor(p), func(m properties.Mutant) bool { return m.Name == "last-rule-reported" })
+		if i < 0 {
+			t.Fatalf("no mutant last-rule-reported under %v", p)
+		}
+		m := properties.MutantsFor(p)[i]
+		t.Run(p.String(), func(t *testing.T) {
+			strict, conformant := spec.Target{Backend: m.Backend, Profile: p}, spec.Target{Backend: m.Conformant(), Profile: p}
+			if lvl := strict.JudgeLevel(); lvl != scatter.Strict {
+				t.Fatalf("judged at the %v level", lvl)
+			}
+			ran := 0
+			for _, c := range cases {
+				if !slices.Contains(c.Labels, "precedence") || strict.SkipReason(c) != "" {
+					continue
+				}
+				ran++
+				if spec.CheckCase(strict, c) == nil {
+					t.Errorf("case %s passes mutant last-rule-reported at the strict level", c.Name)
+				}
+				if err := spec.CheckCase(conformant, c); err != nil {
+					t.Errorf("case %s fails mutant last-rule-reported at the conformant level:\n%v", c.Name, err)
+				}
+			}
+			if ran == 0 {
+				t.Fatal("no precedence case")
+			}
+			t.Logf("%d precedence cases kill last-rule-reported at the strict level", ran)
+		})
+	}
+}
