@@ -234,9 +234,9 @@ func planTensorGather(c scatter.TensorGather, prof scatter.Profile) (*plan, errs
 	}
 	dt := src.DType()
 	n := numel(T)
-	build := len(e) == 0 // else only the index values are checked
-	p := &plan{dtype: dt, shape: append([]int{}, T...), src: src.Contiguous(), kind: kAssign}
-	if build {
+	var p *plan // nil where the call breaks a rule already: only the index values are checked
+	if len(e) == 0 {
+		p = &plan{dtype: dt, shape: append([]int{}, T...), src: src.Contiguous(), kind: kAssign}
 		p.init, _ = scatter.Zeros(dt, T...)
 		p.groups.reserve(n, n)
 	}
@@ -258,7 +258,7 @@ func planTensorGather(c scatter.TensorGather, prof scatter.Profile) (*plan, errs
 			}
 			j[k] = int(v)
 		}
-		if build {
+		if p != nil {
 			p.groups.add(i, ravel(j, S))
 		}
 		return true
