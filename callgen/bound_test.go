@@ -91,10 +91,9 @@ func TestDrawCallTooSmallABound(t *testing.T) {
 }
 
 // TestBrokenTwice: calls all broken, a quarter of them twice
-// (secondFaultPercent), draw without a panic for
-// every operation and profile, keep torch_scatter's inferred output
-// within the bound, and include calls that break rules of two kinds (the
-// strict level's order).
+// (secondFaultPercent), draw without a panic for every operation and
+// profile, keep torch_scatter's inferred output within the bound, and
+// include calls that break rules of two kinds (the strict level's order).
 func TestBrokenTwice(t *testing.T) {
 	const bound, draws = 64, 2000
 	for _, prof := range scatter.Profiles {

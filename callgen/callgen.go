@@ -7,10 +7,10 @@
 // set by Options.FaultPercent, broken on purpose toward one error path: a
 // negative or too large index value, a dim out of range, a wrong index
 // dtype, a dtype mismatch, a broken shape rule, a bad reduce name, an
-// overflowing scalar. A quarter of the broken calls of PyTorch's and
-// torch_scatter's operations are broken twice, so that some break two
-// rules and the strict level judges which one PyTorch reports. What a call must give is the judge's business
-// (reference.Expect), not the generator's. Tensors come in every layout
+// overflowing scalar. A quarter of the broken calls are broken twice, so
+// that some break two rules and the strict level judges which one PyTorch
+// (or the F# library) reports. What a call must give is the judge's
+// business (reference.Expect), not the generator's. Tensors come in every layout
 // (offsets, guard elements, transposed and gapped strides, stride-0
 // expanded dimensions) unless Options ask for plain ones, with duplicate
 // index values at a drawn density, special float values and raw 16-bit

@@ -17,11 +17,11 @@ const largeCall = 1 << 16
 // base's: the full call is validated first, as the real path would be.
 //
 // The lost contribution is sent to an extra slice appended to the output
-// along dim, which is cut off the result (toExtra, as dropUpdates does), so the
-// rest of the call (the output's size, what is untouched, torch_scatter's
-// inferred size) is as the full call has it. The spec's large cases
-// kill it (spec's TestSpecKillsMutants); the properties' default tier
-// stays under 4096 elements.
+// along dim, which is cut off the result (toExtra, as dropUpdates does),
+// so the rest of the call (the output's size, what is untouched,
+// torch_scatter's inferred size) is as the full call has it. The spec's
+// large cases kill it (spec's TestSpecKillsMutants); the properties'
+// default tier stays under 4096 elements.
 func largeTailDropped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 	res, err := b.Run(c)
 	if err != nil {

@@ -28,6 +28,17 @@ var specTeeth = []struct{ mutant, label string }{
 	{"large-tail-dropped", "large"},
 }
 
+// mutantFor returns the zoo's mutant of that name whose bug departs from
+// profile p's rules (properties.MutantsFor), and whether there is one.
+func mutantFor(p scatter.Profile, name string) (properties.Mutant, bool) {
+	ms := properties.MutantsFor(p)
+	i := slices.IndexFunc(ms, func(m properties.Mutant) bool { return m.Name == name })
+	if i < 0 {
+		return properties.Mutant{}, false
+	}
+	return ms[i], true
+}
+
 // TestSpecKillsMutants runs the cases of each specTeeth label on its
 // mutant: every case that the profile does not skip must fail, by the
 // judge's verdict at the conformant level.
@@ -35,11 +46,10 @@ func TestSpecKillsMutants(t *testing.T) {
 	cases := spec.Cases()
 	for _, e := range specTeeth {
 		for _, p := range scatter.Profiles {
-			i := slices.IndexFunc(properties.MutantsFor(p), func(m properties.Mutant) bool { return m.Name == e.mutant })
-			if i < 0 {
+			m, ok := mutantFor(p, e.mutant)
+			if !ok {
 				continue
 			}
-			m := properties.MutantsFor(p)[i]
 			t.Run(e.mutant+"/"+p.String(), func(t *testing.T) {
 				tgt := spec.Target{Backend: m.Conformant(), Profile: p}
 				if lvl := tgt.JudgeLevel(); lvl != scatter.Conformant {
@@ -74,11 +84,10 @@ func TestSpecKillsMutants(t *testing.T) {
 func TestPrecedenceKillsLastRuleReported(t *testing.T) {
 	cases := spec.Cases()
 	for _, p := range scatter.Profiles {
-		i := slices.IndexFunc(properties.MutantsFor(p), func(m properties.Mutant) bool { return m.Name == "last-rule-reported" })
-		if i < 0 {
+		m, ok := mutantFor(p, "last-rule-reported")
+		if !ok {
 			t.Fatalf("no mutant last-rule-reported under %v", p)
 		}
-		m := properties.MutantsFor(p)[i]
 		t.Run(p.String(), func(t *testing.T) {
 			strict, conformant := spec.Target{Backend: m.Backend, Profile: p}, spec.Target{Backend: m.Conformant(), Profile: p}
 			if lvl := strict.JudgeLevel(); lvl != scatter.Strict {
