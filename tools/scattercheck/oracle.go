@@ -42,27 +42,6 @@ type oracle struct {
 	budget     *requestBudget // nil: none (budget.go)
 }
 
-// oracleExt are the request fields the oracle adds to the protocol.
-type oracleExt struct {
-	Profile *string  `json:"profile"`
-	Level   *string  `json:"level"`
-	Allowed *bool    `json:"allowed"`
-	Answer  lineView `json:"answer"` // judge
-}
-
-// lineView is a JSON value kept as the bytes of the request line it was
-// decoded from, not copied (json.RawMessage copies): a judge request's
-// answer can be as long as the line, and is refused by its length before
-// anything else is made of it. json.Unmarshal hands UnmarshalJSON a part
-// of its input, here the request line, which the oracle neither changes
-// nor reuses while it answers the request.
-type lineView []byte
-
-func (v *lineView) UnmarshalJSON(b []byte) error {
-	*v = b[:len(b):len(b)]
-	return nil
-}
-
 func runOracle(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scattercheck oracle", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -107,16 +86,9 @@ func (o *oracle) answer(line []byte) []byte {
 	if err != nil {
 		return protocol.EncodeError(req.ID, err)
 	}
-	var ext oracleExt
-	// DecodeRequest parsed the line, an object: what can fail here is an
-	// extension field of the wrong type ("allowed":"true", "profile":5)
-	if err := json.Unmarshal(line, &ext); err != nil {
-		msg := "an extension field has the wrong type"
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			msg = fmt.Sprintf("%q must be a JSON %s, got a JSON %s", te.Field, te.Type.Kind(), te.Value)
-		}
-		return protocol.EncodeError(req.ID, scatter.Errorf(scatter.ErrInvalidArgument, "%s", msg))
+	ext, err := decodeExt(line)
+	if err != nil {
+		return protocol.EncodeError(req.ID, err)
 	}
 	prof, lvl, allowed := o.profile, o.level, o.allowed
 	if ext.Profile != nil {
