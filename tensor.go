@@ -247,6 +247,25 @@ func ContiguousStrides(shape []int) []int {
 	return st
 }
 
+// IsContiguous reports whether a valid tensor's elements lie in row-major
+// order one after the other from its offset, as PyTorch's is_contiguous
+// has it: a dimension of extent 1 may have any stride, and a tensor
+// without elements is contiguous. Its elements are then
+// Data[Offset : Offset+NumEl()].
+func (t Tensor) IsContiguous() bool {
+	if t.Strides == nil || t.NumEl() == 0 {
+		return true
+	}
+	want := 1
+	for d := len(t.Shape) - 1; d >= 0; d-- {
+		if t.Shape[d] != 1 && t.Strides[d] != want {
+			return false
+		}
+		want *= t.Shape[d]
+	}
+	return true
+}
+
 // StridesOrDefault returns t.Strides, or the row-major strides if nil.
 func (t Tensor) StridesOrDefault() []int {
 	if t.Strides == nil {

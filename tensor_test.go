@@ -618,3 +618,42 @@ func TestContiguousStrides(t *testing.T) {
 		})
 	}
 }
+
+func TestIsContiguous(t *testing.T) {
+	data := make([]float32, 24)
+	for _, c := range []struct {
+		shape, strides []int
+		offset         int
+		want           bool
+	}{
+		{[]int{2, 3}, nil, 0, true},
+		{[]int{2, 3}, []int{3, 1}, 5, true},
+		{[]int{}, []int{}, 3, true},
+		{[]int{3, 2}, []int{1, 3}, 0, false},      // transposed
+		{[]int{2, 3}, []int{0, 1}, 0, false},      // expanded
+		{[]int{3}, []int{2}, 0, false},            // every other element
+		{[]int{2, 1, 3}, []int{3, 7, 1}, 0, true}, // extent 1: any stride
+		{[]int{1, 1}, []int{5, 9}, 2, true},       // one element
+		{[]int{3, 0}, []int{1, 1}, 0, true},       // no elements
+		{[]int{0, 3}, []int{0, 0}, 24, true},      // no elements, offset at the end
+		{[]int{2, 2}, []int{3, 1}, 0, false},      // a gap after each row
+	} {
+		t.Run(fmt.Sprintf("shape=%v_strides=%v_offset=%d", c.shape, c.strides, c.offset), func(t *testing.T) {
+			x := scatter.Tensor{Shape: c.shape, Strides: c.strides, Offset: c.offset, Data: data}
+			if err := x.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if got := x.IsContiguous(); got != c.want {
+				t.Fatalf("IsContiguous = %v, want %v", got, c.want)
+			}
+			if c.want { // then the elements are the data from the offset on
+				pos := x.Positions()
+				for i, p := range pos {
+					if p != c.offset+i {
+						t.Fatalf("contiguous, yet element %d is at %d", i, p)
+					}
+				}
+			}
+		})
+	}
+}

@@ -539,20 +539,8 @@ func place[T scatter.Elem](base []T, shape []int, l layout) scatter.Tensor {
 	for i := range data {
 		data[i] = gv
 	}
-	idx := make([]int, r)
-	for k := range base {
-		p := l.offset
-		for d := range idx {
-			p += idx[d] * strides[d]
-		}
+	for k, p := range (scatter.Tensor{Shape: bs, Strides: strides, Offset: l.offset, Data: data}).EachPosition() {
 		data[p] = base[k]
-		for d := r - 1; d >= 0; d-- {
-			idx[d]++
-			if idx[d] < bs[d] {
-				break
-			}
-			idx[d] = 0
-		}
 	}
 	for d, e := range l.expand {
 		if e {

@@ -23,19 +23,6 @@ func viewOf(t scatter.Tensor) view {
 	return view{data: t.Data, off: t.Offset, shape: t.Shape, strides: t.StridesOrDefault()}
 }
 
-// dense reports whether the view's elements are data[off : off+numel] in
-// row-major order.
-func (v view) dense() bool {
-	want := 1
-	for d := len(v.shape) - 1; d >= 0; d-- {
-		if v.shape[d] != 1 && v.strides[d] != want {
-			return false
-		}
-		want *= v.shape[d]
-	}
-	return true
-}
-
 // pack returns the view's elements in row-major order as a slice of the
 // data's type: a subslice of the data when the view is dense (no copy),
 // else a new slice.
@@ -66,36 +53,11 @@ func pack(v view) any {
 }
 
 func packT[T scatter.Elem](data []T, v view) []T {
-	n := scatter.Numel(v.shape)
-	if v.dense() {
+	t := scatter.Tensor{Shape: v.shape, Strides: v.strides, Offset: v.off, Data: data}
+	if n := t.NumEl(); t.IsContiguous() {
 		return data[v.off : v.off+n : v.off+n]
 	}
-	out := make([]T, n)
-	if n == 0 {
-		return out
-	}
-	nd := len(v.shape)
-	idx := make([]int, nd)
-	p := v.off
-	inner := v.shape[nd-1]
-	st := v.strides[nd-1]
-	for i := 0; i < n; i += inner {
-		q := p
-		for j := 0; j < inner; j++ {
-			out[i+j] = data[q]
-			q += st
-		}
-		// advance the odometer over the outer dims
-		for d := nd - 2; d >= 0; d-- {
-			idx[d]++
-			p += v.strides[d]
-			if idx[d] < v.shape[d] {
-				break
-			}
-			p -= idx[d] * v.strides[d]
-			idx[d] = 0
-		}
-	}
+	out, _ := scatter.Values[T](t)
 	return out
 }
 

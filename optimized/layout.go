@@ -127,27 +127,13 @@ func shapeOf(t scatter.Tensor) (shape, strides []int) {
 	return t.Shape, t.StridesOrDefault()
 }
 
-// contiguousView reports whether t is row-major contiguous from its offset.
-func contiguousView(t scatter.Tensor) bool {
-	if t.Strides == nil {
-		return true
-	}
-	st := scatter.ContiguousStrides(t.Shape)
-	for d, n := range t.Shape {
-		if n != 1 && st[d] != t.Strides[d] {
-			return false
-		}
-	}
-	return true
-}
-
 // copyView copies the row-major elements [lo, hi) of view t (data d) into
 // out[lo:hi].
 func copyView[T any](out []T, t scatter.Tensor, d []T, lo, hi int) {
 	if lo >= hi {
 		return
 	}
-	if contiguousView(t) {
+	if t.IsContiguous() {
 		copy(out[lo:hi], d[t.Offset+lo:t.Offset+hi])
 		return
 	}

@@ -326,7 +326,7 @@ func viewRange[I ix](b *backend, t scatter.Tensor, d []I) (int64, int64) {
 	los := make([]int64, W)
 	his := make([]int64, W)
 	var tmp []I
-	if !contiguousView(t) {
+	if !t.IsContiguous() {
 		tmp = make([]I, n)
 	}
 	parallel(W, func(w int) {

@@ -130,7 +130,7 @@ func stridedSpan(t scatter.Tensor) (int, bool) {
 	if t.Strides == nil || n == 0 {
 		return 0, false
 	}
-	if isContiguous(t) {
+	if t.IsContiguous() {
 		return 0, false
 	}
 	span := 1
@@ -150,7 +150,7 @@ func tensorBytes(t scatter.Tensor) []byte {
 	size := dt.Size()
 	b := make([]byte, t.NumEl()*size)
 	var pos []int // nil: contiguous, element i at t.Offset+i
-	if !isContiguous(t) {
+	if !t.IsContiguous() {
 		pos = t.Positions()
 	}
 	le := binary.LittleEndian
@@ -195,22 +195,6 @@ func putEach[T any](b []byte, d []T, pos []int, off, size int, put func([]byte, 
 	for i, p := range pos {
 		put(b[i*size:], d[p])
 	}
-}
-
-// isContiguous reports whether a valid tensor's elements lie in row-major
-// order one after the other from its offset.
-func isContiguous(t scatter.Tensor) bool {
-	if t.Strides == nil {
-		return true
-	}
-	want := 1
-	for d := len(t.Shape) - 1; d >= 0; d-- {
-		if t.Shape[d] != 1 && t.Strides[d] != want {
-			return false
-		}
-		want *= t.Shape[d]
-	}
-	return true
 }
 
 // DecodeTensor returns the contiguous tensor that w describes, under the
