@@ -266,7 +266,7 @@ func identity(dt scatter.DType, opmath bool, op int) uint64 {
 	case scatter.DTBFloat16:
 		return uint64(scatter.BFloat16FromFloat64(float64(floatIdentity(op))))
 	}
-	lo, hi := intLimits(dt)
+	lo, hi := dt.IntRange()
 	switch op {
 	case opProd:
 		return 1
@@ -288,23 +288,6 @@ func floatIdentity(op int) float32 {
 		return float32(math.Inf(1))
 	}
 	return 0
-}
-
-// intLimits returns numeric_limits lowest() and max() (bool: false, true).
-func intLimits(dt scatter.DType) (lo, hi int64) {
-	switch dt {
-	case scatter.DTBool:
-		return 0, 1
-	case scatter.DTUint8:
-		return 0, math.MaxUint8
-	case scatter.DTInt8:
-		return math.MinInt8, math.MaxInt8
-	case scatter.DTInt16:
-		return math.MinInt16, math.MaxInt16
-	case scatter.DTInt32:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
 }
 
 // sentinel returns the bits that mark an untouched float32/float64 output

@@ -158,7 +158,8 @@ func scalarOverflows(s scatter.Scalar, dt scatter.DType, prof scatter.Profile) b
 				return true
 			}
 		} else if dt.IsInt() {
-			if float64(i) < lo || float64(i) > hi || !intFits(i, dt) {
+			// exactly: float64 comparisons lose precision near int64's limits
+			if l, h := dt.IntRange(); i < l || i > h {
 				return true
 			}
 		} else if float64(i) < lo || float64(i) > hi {
@@ -223,39 +224,15 @@ func scalarFloat32(s scatter.Scalar) float32 {
 	return float32(s.Int64())
 }
 
-// intFits reports whether i is inside dt's range exactly (float64
-// comparisons lose precision near int64's limits).
-func intFits(i int64, dt scatter.DType) bool {
-	switch dt {
-	case scatter.DTInt8:
-		return i >= math.MinInt8 && i <= math.MaxInt8
-	case scatter.DTInt16:
-		return i >= math.MinInt16 && i <= math.MaxInt16
-	case scatter.DTInt32:
-		return i >= math.MinInt32 && i <= math.MaxInt32
-	}
-	return true
-}
-
 // setInt stores i, wrapped, into integer slice data at position p
 // (scatter.SetInt).
 func setInt(data any, p int, i int64) { scatter.SetInt(data, p, i) }
 
 // dtypeRange returns numeric_limits<T>::lowest() and max() as float64.
 func dtypeRange(dt scatter.DType) (lo, hi float64) {
-	switch dt {
-	case scatter.DTBool:
-		return 0, 1
-	case scatter.DTUint8:
-		return 0, math.MaxUint8
-	case scatter.DTInt8:
-		return math.MinInt8, math.MaxInt8
-	case scatter.DTInt16:
-		return math.MinInt16, math.MaxInt16
-	case scatter.DTInt32:
-		return math.MinInt32, math.MaxInt32
-	case scatter.DTInt64:
-		return math.MinInt64, math.MaxInt64
+	if dt == scatter.DTBool || dt.IsInt() {
+		l, h := dt.IntRange()
+		return float64(l), float64(h)
 	}
 	m := scatter.FactsOf(dt).Max // float64's for any other dtype
 	return -m, m
