@@ -45,6 +45,12 @@
 //     whose sums round: callgen.Want.Crowded), where the order and the
 //     width of an accumulation show; the draws of differential/<op> rarely
 //     hold such groups.
+//   - differential/broken: the same check on calls of every operation
+//     all drawn toward an error path, a quarter of them toward two
+//     (callgen's FaultPercent 100: 76% to 98% break a rule, 2% to 16%
+//     rules of two kinds, by operation): at the strict level an error
+//     must be of the kind PyTorch (or the F# library) checks first, at
+//     the conformant level of any kind the call breaks.
 //   - invariants/inputs-unchanged: the tensors of one dtype share a single
 //     backing slice with guard elements between; not one bit of it may
 //     change (every property also checks its own calls' inputs, guard
