@@ -148,7 +148,8 @@ func Properties() []string {
 }
 
 // familyProperties lists the properties a fuzz target of family f runs:
-// the family's own, and the invariants restricted to its operations.
+// the family's own, and differential/broken and the invariants restricted
+// to its operations.
 func familyProperties(f Family) []*property {
 	var ps []*property
 	for _, p := range allProperties() {

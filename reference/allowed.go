@@ -282,6 +282,6 @@ func (a *allow) coversAll(dt scatter.DType) bool {
 	if dt.IsFloat() {
 		return false // a list of values never holds every float
 	}
-	lo, hi := intRange(dt)
+	lo, hi := dt.IntRange()
 	return uint64(len(a.vals)) > uint64(hi-lo) // the values are distinct
 }

@@ -132,7 +132,7 @@ func groupOperands(p *plan, g group) []elem {
 func intFold(p *plan, g group) elem {
 	dt := p.dtype
 	vs := groupOperands(p, g)
-	lo, hi := intRange(dt)
+	lo, hi := dt.IntRange()
 	var acc int64
 	switch p.kind {
 	case kProd:
@@ -238,7 +238,7 @@ func tsIdentity(p *plan) elem {
 		}
 		return floatElem(p.dtype, m)
 	}
-	lo, hi := intRange(p.dtype)
+	lo, hi := p.dtype.IntRange()
 	if p.kind == kTSMax {
 		return intElem(lo)
 	}

@@ -156,7 +156,7 @@ func wrap(dt scatter.DType, x int64) int64 { return dt.WrapInt(x) }
 // intIdentity is the start of an integer or bool group without self:
 // 0, 1, lowest (bool false), max (bool true).
 func (p *plan) intIdentity() int64 {
-	lo, hi := intRange(p.dtype)
+	lo, hi := p.dtype.IntRange()
 	switch p.kind {
 	case kProd:
 		return 1
@@ -167,10 +167,6 @@ func (p *plan) intIdentity() int64 {
 	}
 	return 0
 }
-
-// intRange returns numeric_limits lowest() and max() of an integer or bool
-// dtype (scatter.DType.IntRange).
-func intRange(dt scatter.DType) (lo, hi int64) { return dt.IntRange() }
 
 // foldInt folds one group of an integer or bool plan. Integer arithmetic
 // wraps; on bool, sum is or, prod is and, amax is or, amin is and.

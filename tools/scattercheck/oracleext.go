@@ -31,7 +31,8 @@ func (v *lineView) UnmarshalJSON(b []byte) error {
 // decodeExt reads the extension fields of a request line that
 // protocol.DecodeRequest accepted, and so a valid JSON object, with
 // json.Unmarshal's rules: keys matched without regard to case, the last
-// of repeated keys kept, null leaving a field unset, and a value of the
+// of repeated keys kept, null leaving profile, level and allowed unset
+// (answer keeps the bytes null, which judge refuses), and a value of the
 // wrong type an error naming the field. json.Unmarshal(line, &ext) would
 // read the whole line twice more (its validity scan and its decoding
 // pass, skipping the tensors): a third of the oracle's time on a request
@@ -190,18 +191,23 @@ func skipValue(b []byte, i int) int {
 }
 
 // skipString returns the position just past the JSON string literal
-// whose opening quote is at i.
+// whose opening quote is at i: the first quote after it that is not
+// escaped, that is, not preceded by an odd run of backslashes.
 func skipString(b []byte, i int) int {
 	for i++; i < len(b); {
-		j := bytes.IndexAny(b[i:], `"\`)
+		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
 			return len(b)
 		}
 		i += j
-		if b[i] == '"' {
-			return i + 1
+		k := i
+		for k > 0 && b[k-1] == '\\' {
+			k--
 		}
-		i += 2 // an escape: the backslash and the byte after it
+		i++
+		if (i-1-k)%2 == 0 {
+			return i
+		}
 	}
 	return len(b)
 }

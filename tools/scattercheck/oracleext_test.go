@@ -132,7 +132,7 @@ func jsonValue(t *rapid.T, depth int, label string) string {
 	case 1:
 		return rapid.SampledFrom([]string{"0", "-1", "2.5", "1e3", "-0.0e-2", "123456789012"}).Draw(t, label+"num")
 	case 2, 3:
-		s := rapid.StringOfN(rapid.SampledFrom([]rune(`ab"\{}[],: ſé`+"\n\t\x01")), 0, 8, -1).Draw(t, label+"str")
+		s := rapid.StringOfN(rapid.SampledFrom([]rune(`ab"\\{}[],: ſé`+"\n\t\x01")), 0, 8, -1).Draw(t, label+"str")
 		b, _ := json.Marshal(s)
 		return string(b)
 	case 4:
@@ -141,7 +141,7 @@ func jsonValue(t *rapid.T, depth int, label string) string {
 		for i := range parts {
 			parts[i] = jsonValue(t, depth+1, fmt.Sprintf("%s[%d]", label, i))
 		}
-		return "[" + strings.Join(parts, rapid.SampledFrom([]string{",", " , ", ",\n"}).Draw(t, label+"sep")) + "]"
+		return "[" + ws(t, label+"open") + strings.Join(parts, rapid.SampledFrom([]string{",", " , ", ",\n"}).Draw(t, label+"sep")) + ws(t, label+"close") + "]"
 	default:
 		return jsonObject(t, depth+1, label+".")
 	}
@@ -164,7 +164,12 @@ func jsonObject(t *rapid.T, depth int, label string) string {
 		parts[i] = `"` + key + `"` + rapid.SampledFrom([]string{":", " : ", ":\t"}).Draw(t, label+"colon") +
 			jsonValue(t, depth, fmt.Sprintf("%sval%d", label, i))
 	}
-	return "{" + strings.Join(parts, rapid.SampledFrom([]string{",", " ,", ",\n "}).Draw(t, label+"comma")) + "}"
+	return "{" + ws(t, label+"open") + strings.Join(parts, rapid.SampledFrom([]string{",", " ,", ",\n "}).Draw(t, label+"comma")) + ws(t, label+"close") + "}"
+}
+
+// ws draws JSON white space, often none.
+func ws(t *rapid.T, label string) string {
+	return rapid.SampledFrom([]string{"", "", " ", "\n\t", "\r\n  "}).Draw(t, label)
 }
 
 // TestDecodeExtDifferential draws request-like objects whose members name
@@ -173,7 +178,7 @@ func jsonObject(t *rapid.T, depth int, label string) string {
 // quotes and escapes, and requires decodeExt to agree with json.Unmarshal.
 func TestDecodeExtDifferential(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		line := jsonObject(t, 0, "")
+		line := ws(t, "lead") + jsonObject(t, 0, "") + ws(t, "trail")
 		if !json.Valid([]byte(line)) {
 			t.Fatalf("drew invalid JSON %s", line)
 		}
