@@ -10,11 +10,11 @@
 // overflowing scalar. A quarter of the broken calls are broken twice, so
 // that some break two rules and the strict level judges which one PyTorch
 // (or the F# library) reports. What a call must give is the judge's
-// business (reference.Expect), not the generator's. Tensors come in every layout
-// (offsets, guard elements, transposed and gapped strides, stride-0
-// expanded dimensions) unless Options ask for plain ones, with duplicate
-// index values at a drawn density, special float values and raw 16-bit
-// patterns drawn on purpose.
+// business (reference.Expect), not the generator's. Tensors come in
+// every layout (offsets, guard elements, transposed and gapped strides,
+// stride-0 expanded dimensions) unless Options ask for plain ones, with
+// duplicate index values at a drawn density, special float values and raw
+// 16-bit patterns drawn on purpose.
 //
 // Draws come from a Source: rapid's stream (Rapid), which shrinks a
 // failing call toward the simplest one (rank 1, small sizes, small

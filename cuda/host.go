@@ -23,9 +23,14 @@ func viewOf(t scatter.Tensor) view {
 	return view{data: t.Data, off: t.Offset, shape: t.Shape, strides: t.StridesOrDefault()}
 }
 
+// tensor returns the view as a scatter.Tensor over its data.
+func (v view) tensor() scatter.Tensor {
+	return scatter.Tensor{Shape: v.shape, Strides: v.strides, Offset: v.off, Data: v.data}
+}
+
 // pack returns the view's elements in row-major order as a slice of the
-// data's type: a subslice of the data when the view is dense (no copy),
-// else a new slice.
+// data's type: a subslice of the data when the view is contiguous (no
+// copy), else a new slice.
 func pack(v view) any {
 	switch d := v.data.(type) {
 	case []bool:
@@ -53,7 +58,7 @@ func pack(v view) any {
 }
 
 func packT[T scatter.Elem](data []T, v view) []T {
-	t := scatter.Tensor{Shape: v.shape, Strides: v.strides, Offset: v.off, Data: data}
+	t := v.tensor()
 	if n := t.NumEl(); t.IsContiguous() {
 		return data[v.off : v.off+n : v.off+n]
 	}

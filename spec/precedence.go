@@ -12,9 +12,10 @@ import (
 // scatter_add and scatter_reduce, §6.1 for index_reduce, §7 for gather)
 // and of the F# library's (§9): the error is the earlier check's. The
 // rule pairs break one rule each, so an implementation that checks in
-// another order passes them; these pin the order. At the conformant level every broken rule's code conforms (the
-// order of checks is not part of what a port must copy); at the strict
-// level only PyTorch's first does. The int16 index is rejected by every
+// another order passes them; these pin the order. At the conformant
+// level every broken rule's code conforms (the order of checks is not
+// part of what a port must copy); at the strict level only PyTorch's
+// first does. The int16 index is rejected by every
 // PyTorch version, so the cases hold for every profile.
 //
 // Each case is named "<op>/<dtype>/precedence/<first>-before-<second>" and
