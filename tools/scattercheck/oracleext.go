@@ -48,6 +48,8 @@ func decodeExt(line []byte) (oracleExt, error) {
 	}{{"profile", &ext.Profile}, {"level", &ext.Level}, {"allowed", &ext.Allowed}}
 	err := eachMember(line, func(key string, val []byte) error {
 		if strings.EqualFold(key, "answer") {
+			// as it lies: json.Unmarshal would scan the answer, as long as
+			// the line, once more to check it
 			return ext.Answer.UnmarshalJSON(val)
 		}
 		for _, f := range fields {
@@ -72,15 +74,17 @@ func extTypeError(name string, err error) error {
 	return scatter.Errorf(scatter.ErrInvalidArgument, "an extension field has the wrong type")
 }
 
+// errNotAnObject is eachMember's error for anything but a JSON object.
+var errNotAnObject = scatter.Errorf(scatter.ErrInvalidArgument, "a request is a JSON object")
+
 // eachMember calls f with the key (unquoted) and the value (its bytes in
 // obj) of every member of the JSON object obj, in order, until f returns
 // an error, which it returns. obj must be valid JSON (it steps over the
 // values without checking them); anything but an object is an error.
 func eachMember(obj []byte, f func(key string, val []byte) error) error {
-	bad := scatter.Errorf(scatter.ErrInvalidArgument, "a request is a JSON object")
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
-		return bad
+		return errNotAnObject
 	}
 	i = skipSpace(obj, i+1)
 	if i < len(obj) && obj[i] == '}' {
@@ -88,28 +92,28 @@ func eachMember(obj []byte, f func(key string, val []byte) error) error {
 	}
 	for i < len(obj) {
 		if obj[i] != '"' {
-			return bad
+			return errNotAnObject
 		}
 		end := skipValue(obj, i)
 		key, ok := unquote(obj[i:end])
 		if !ok {
-			return bad
+			return errNotAnObject
 		}
 		i = skipSpace(obj, end)
 		if i >= len(obj) || obj[i] != ':' {
-			return bad
+			return errNotAnObject
 		}
 		start := skipSpace(obj, i+1)
 		end = skipValue(obj, start)
 		if end <= start {
-			return bad
+			return errNotAnObject
 		}
 		if err := f(key, obj[start:end]); err != nil {
 			return err
 		}
 		i = skipSpace(obj, end)
 		if i >= len(obj) {
-			return bad
+			return errNotAnObject
 		}
 		switch obj[i] {
 		case '}':
@@ -117,10 +121,10 @@ func eachMember(obj []byte, f func(key string, val []byte) error) error {
 		case ',':
 			i = skipSpace(obj, i+1)
 		default:
-			return bad
+			return errNotAnObject
 		}
 	}
-	return bad
+	return errNotAnObject
 }
 
 // unquote returns the string a JSON string literal q stands for.
