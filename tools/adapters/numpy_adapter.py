@@ -139,9 +139,13 @@ def op_scatter_reduce(self, dim, index, src, reduce, include_self):
     reduce = REDUCE_ALIASES.get(reduce, reduce)
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         fail("invalid_argument", "reduce argument must be either sum, prod, mean, amax or amin, got %s" % reduce)
-    if reduce == "mean" and self.dtype == np.bool_:
-        fail("unsupported_dtype", "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
     out = as1d(self).copy()
+    if reduce == "mean" and self.dtype == np.bool_:
+        # the include_self=False fill checks the index first; the dispatch
+        # fails next, and even an empty index fails in the division
+        if index.size and not include_self:
+            check_bounds(as1d(index), out.shape[dim], dim)
+        fail("unsupported_dtype", "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
     if index.size == 0:
         return out.reshape(self.shape)
     idx = as1d(index)

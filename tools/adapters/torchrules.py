@@ -92,17 +92,24 @@ def scatter_checks(self, dim, index, src):
     s, i = as1d(self), as1d(index)
     if s.ndim != i.ndim:
         fail("shape_mismatch", "Index tensor must have the same number of dimensions as self tensor")
-    for d in range(s.ndim):
-        if d != dim and i.shape[d] > s.shape[d]:
-            fail("shape_mismatch", "Expected index %s to be smaller than self %s apart from dimension %d"
-                 % (list(index.shape), list(self.shape), dim))
+    wrong = any(d != dim and i.shape[d] > s.shape[d] for d in range(s.ndim))
     if src is not None:
-        r = as1d(src)
-        if r.ndim != i.ndim:
+        if not wrong:
+            # ATen's quirk (SEMANTICS.md 1.3 step 4c): src.size(d) is read
+            # over self's dimensions before src's rank is checked
+            for d in range(s.ndim):
+                if src.ndim > 0 and d >= src.ndim:
+                    fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)"
+                         % (-src.ndim, src.ndim - 1, d))
+                if i.shape[d] > (src.shape[d] if src.ndim else 1):
+                    wrong = True
+                    break
+        if max(src.ndim, 1) != i.ndim:
             fail("shape_mismatch", "Index tensor must have the same number of dimensions as src tensor")
-        for d in range(i.ndim):
-            if i.shape[d] > r.shape[d]:
-                fail("shape_mismatch", "Expected index %s to be smaller size than src %s" % (list(index.shape), list(src.shape)))
+    if wrong:
+        fail("shape_mismatch", "Expected index %s to be smaller than self %s apart from dimension %d%s"
+             % (list(index.shape), list(self.shape), dim,
+                "" if src is None else " and to be smaller size than src %s" % list(src.shape)))
     return dim
 
 

@@ -202,21 +202,36 @@ def ts2_prepare(src, index, dim, out, dim_size, reduce, limit):
         out = np.full(size, 1 if reduce == "mul" else 0, dtype=src.dtype)
     if reduce == "mul":
         if given:
-            if out.ndim != n or any(out.shape[d] != src.shape[d] for d in range(n) if d != dim):
-                fail("shape_mismatch", "Input mismatch: out %s and src %s differ apart from dimension %d"
-                     % (list(out.shape), list(src.shape), dim))
+            # over out's dimensions: src.size(d) past src's last one raises
+            for d in range(out.ndim):
+                if d == dim:
+                    continue
+                if d >= n:
+                    fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)"
+                         % (-n, n - 1, d))
+                if out.shape[d] != src.shape[d]:
+                    fail("shape_mismatch", "Input mismatch: out %s and src %s differ in dimension %d"
+                         % (list(out.shape), list(src.shape), d))
             out = out.copy()
         if src.size == 0:
             if not given:
                 out[...] = 0
             return SimpleNamespace(out=out, bindex=bindex, dim=dim, given_dim=given_dim, odim=None, shape=out.shape,
                                    given=given, done=True)
+        if given and out.ndim <= dim:  # out.size(dim)
+            m = max(out.ndim, 1)
+            fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)"
+                 % (-m, m - 1, dim))
         if index.dtype != np.int64:
             fail("index_dtype", "expected scalar type Long but found %s" % index.dtype.name)
         if src.dtype == np.bool_:
             fail("unsupported_dtype", "\"scatter_cpu\" not implemented for 'Bool'")
         if out.dtype != src.dtype:
             fail("dtype_mismatch", "expected scalar type %s but found %s" % (src.dtype.name, out.dtype.name))
+        if out.ndim != n:
+            # the kernel would index an out of fewer dimensions with src's
+            # layout; the suite rejects it
+            fail("shape_mismatch", "Input mismatch: out has %d dimensions, src %d" % (out.ndim, n))
         return SimpleNamespace(out=out, bindex=bindex, dim=dim, given_dim=given_dim, odim=None, shape=out.shape,
                                given=given, done=False)
     shape = out.shape
