@@ -14,7 +14,9 @@
 // every layout (offsets, guard elements, transposed and gapped strides,
 // stride-0 expanded dimensions) unless Options ask for plain ones, with
 // duplicate index values at a drawn density, special float values and raw
-// 16-bit patterns drawn on purpose.
+// 16-bit patterns drawn on purpose, and a share of calls whose values are
+// signed zeros, mostly -0.0 (whole groups of -0.0, self included: the sign
+// of their sum, mean or extreme depends on where the fold starts).
 //
 // Draws come from a Source: rapid's stream (Rapid), which shrinks a
 // failing call toward the simplest one (rank 1, small sizes, small

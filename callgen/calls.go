@@ -1416,7 +1416,10 @@ const boundedTries = 8
 // the draw is rejected (Source's skip: rapid counts it invalid).
 func (g *Drawer) bounded(draw func() scatter.Call) scatter.Call {
 	for range boundedTries {
+		// 6% of the calls draw their general values as signed zeros
+		g.zeros = g.Chance(6)
 		c := draw()
+		g.zeros = false
 		if within(c, g.o.MaxElements) {
 			return c
 		}

@@ -279,12 +279,13 @@ func (g *comboDrawer) tensor(dt scatter.DType, shape []int) scatter.Tensor {
 	return scatter.Tensor{Shape: append([]int{}, shape...), Data: g.data(dt, scatter.Numel(shape))}
 }
 
-// data draws n elements of dtype dt in one of three moods: small integers
+// data draws n elements of dtype dt in one of four moods: small integers
 // (exact in every dtype, sums exact), a mix with the dtype's special
-// values, or raw bit patterns.
+// values, raw bit patterns, or signed zeros (float dtypes; the others draw
+// small integers then).
 func (g *comboDrawer) data(dt scatter.DType, n int) any {
 	data := scatter.MakeData(dt, n)
-	mood := g.pick(55, 30, 15)
+	mood := g.pick(50, 27, 13, 10)
 	for i := 0; i < n; i++ {
 		g.elem(data, i, dt, mood)
 	}
@@ -301,7 +302,21 @@ func (g *comboDrawer) small() int64 {
 }
 
 func (g *comboDrawer) elem(data any, i int, dt scatter.DType, mood int) {
-	if mood == 0 || (mood == 1 && g.intn(2) == 0) {
+	if mood == 3 && dt.IsFloat() {
+		// mostly -0.0, so that whole groups (self included) are -0.0: the
+		// sign of a sum, a mean or an extreme of zeros depends on where
+		// the fold starts (the identity +0.0, self, the first term)
+		v := math.Copysign(0, -1)
+		switch g.intn(8) {
+		case 0:
+			v = 0
+		case 1:
+			v = float64(g.small())
+		}
+		scatter.SetFloat(data, i, v)
+		return
+	}
+	if mood == 0 || mood == 3 || (mood == 1 && g.intn(2) == 0) {
 		v := g.small()
 		switch dt {
 		case scatter.DTUint8:

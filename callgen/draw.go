@@ -17,8 +17,9 @@ import (
 // Source, so that rapid can replay and shrink it; large tensors draw only
 // a seed and fill from it (shrinking the seed to 0 still simplifies them).
 type Drawer struct {
-	src source
-	o   Options
+	src   source
+	o     Options
+	zeros bool // the call being drawn is in the signed-zeros mood (bounded)
 }
 
 // New returns a Drawer that draws from src with the options o.
@@ -221,13 +222,19 @@ type Values struct {
 	sign    int   // 0 mixed, -1 all negative, +1 all non-negative
 	raw16   int   // percent of 16-bit floats drawn as raw bit patterns
 	full    bool  // floats of full significands only, of magnitude in [2^-8, 2^9): their sums round
+	zeros   bool  // signed zeros: mostly -0.0, some +0.0 and small integers (float dtypes)
 }
 
 // Values draws a general value spec: mostly mixed, sometimes all
 // negative or all positive (a group whose every contribution is negative
 // is what a wrong amax identity needs), special values at a drawn
-// density, and exact small integers in a share of tensors.
+// density, and exact small integers in a share of tensors. In a call drawn
+// in the signed-zeros mood (bounded), every tensor of general values is
+// mostly -0.0, so that whole groups, self included, are -0.0.
 func (g *Drawer) Values() Values {
+	if g.zeros {
+		return Values{zeros: true}
+	}
 	if g.Chance(25) {
 		return Values{exact: true, bound: 8}
 	}
@@ -341,9 +348,20 @@ func intValue(s source, dt scatter.DType, spec Values) int64 {
 // subnormals, the largest finite values) at the spec's density.
 func floatValue(s source, dt scatter.DType, spec Values) float64 {
 	var v float64
-	if spec.exact {
+	switch {
+	case spec.zeros:
+		// the sign of a sum, a mean or an extreme of zeros depends on
+		// where the fold starts: the identity +0.0, self, the first term
+		v = math.Copysign(0, -1)
+		switch s.intn(0, 7) {
+		case 0:
+			v = 0
+		case 1:
+			v = float64(s.intn(-3, 3))
+		}
+	case spec.exact:
 		v = float64(s.intn(-int(spec.bound), int(spec.bound)))
-	} else {
+	default:
 		f := scatter.FactsOf(dt)
 		switch k := s.intn(0, 99); {
 		case spec.full:

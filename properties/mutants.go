@@ -184,6 +184,9 @@ var zoo = []mutantEntry{
 	{name: "sum-starts-from-first",
 		bug:   "a float sum or mean without self (include_self=False, torch_scatter without out, the F# scatter) starts from its first contribution instead of the identity +0.0, so a group of -0.0 terms gives -0.0",
 		build: sumStartsFromFirst},
+	{name: "sum-with-self-from-zero",
+		bug:   "a float sum or mean with self (scatter_add, include_self=True, torch_scatter with out or fill_value) starts from the identity +0.0 with self as one more member, so a touched element whose self and contributions are all -0.0 gives +0.0",
+		build: sumWithSelfFromZero},
 
 	// rounding (mutants_rounding.go)
 	{name: "rounds-toward-zero",
@@ -1086,6 +1089,40 @@ func sumStartsFromFirst(p scatter.Profile) runFunc {
 			}
 			if allNeg {
 				scatter.SetFloat(out.Data, grp.Out, math.Copysign(0, -1))
+			}
+		}
+		return scatter.Result{Out: out, Arg: res.Arg}, nil
+	}
+}
+
+// sumWithSelfFromZero builds the mutant sum-with-self-from-zero: a float
+// sum or mean whose groups include self is a segment reduction over self
+// and the contributions, seeded with the identity +0.0, so a touched
+// element whose self and contributions are all -0.0 gives +0.0 (and its
+// mean +0.0), where PyTorch's -0.0 + -0.0 gives -0.0 (TensorFlow's
+// unsorted_segment_sum, docs/conformance/README.md T5); untouched elements
+// and every other sum are the same in both. It is the mirror of
+// sum-starts-from-first, which drops the identity where PyTorch has it.
+func sumWithSelfFromZero(p scatter.Profile) runFunc {
+	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+		res, err := b.Run(c)
+		if err != nil {
+			return res, err
+		}
+		g, ok := reference.Expect(c, p).Folds()
+		if !ok || !g.Self || g.Reduce != scatter.ReduceSum && g.Reduce != scatter.ReduceMean ||
+			res.Out.DType() != g.DType || res.Out.NumEl() != g.Init.NumEl() {
+			return res, err
+		}
+		negZero := func(v float64) bool { return v == 0 && math.Signbit(v) }
+		out := scatter.CloneTensor(res.Out.Contiguous())
+		for _, grp := range g.Groups {
+			allNeg := negZero(scatter.Float64At(g.Init.Data, grp.Out))
+			for _, s := range grp.Srcs {
+				allNeg = allNeg && negZero(scatter.Float64At(g.Src.Data, s))
+			}
+			if allNeg {
+				scatter.SetFloat(out.Data, grp.Out, 0)
 			}
 		}
 		return scatter.Result{Out: out, Arg: res.Arg}, nil

@@ -98,6 +98,47 @@ func TestNegativeZeroLost(t *testing.T) {
 	}
 }
 
+// TestSumWithSelfFromZero checks the mutant on hand-made calls (T5 in
+// docs/conformance/README.md): a touched -0.0 whose contributions are all
+// -0.0 becomes +0.0 in a sum and a mean with self; an untouched -0.0, a
+// group with a +0.0 or a nonzero member, a sum without self (+0.0 in
+// PyTorch too) and amax are the reference's.
+func TestSumWithSelfFromZero(t *testing.T) {
+	mut := mutantNamed(t, "sum-with-self-from-zero")
+	ref := reference.New(scatter.Torch2)
+	nz := math.Copysign(0, -1)
+	f32 := floatTensor[float32]
+	i0 := scatter.FromSlice([]int64{0, 0}, 2)
+	for _, c := range []struct {
+		name    string
+		call    scatter.Call
+		flipped []bool // the elements the mutant turns from -0.0 to +0.0
+	}{
+		{"sum", scatter.ScatterAdd{Self: f32(nz, nz), Dim: 0, Index: i0, Src: f32(nz, nz)}, []bool{true, false}},
+		{"sum-plus-zero-member", scatter.ScatterAdd{Self: f32(nz, nz), Dim: 0, Index: i0, Src: f32(nz, 0)}, []bool{false, false}},
+		{"mean", scatter.ScatterReduce{Self: f32(nz, 1), Dim: 0, Index: i0, Src: f32(nz, nz), Reduce: scatter.ReduceMean}, []bool{true, false}},
+		{"sum-without-self", scatter.ScatterReduce{Self: f32(nz, nz), Dim: 0, Index: i0, Src: f32(nz, nz), Reduce: scatter.ReduceSum, ExcludeSelf: true}, []bool{false, false}},
+		{"amax", scatter.ScatterReduce{Self: f32(nz, nz), Dim: 0, Index: i0, Src: f32(nz, nz), Reduce: scatter.ReduceAmax}, []bool{false, false}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			want, err := ref.Run(c.call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := mut.Run(c.call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, flip := range c.flipped {
+				w, g := scatter.Float64At(want.Out.Data, i), scatter.Float64At(got.Out.Data, i)
+				if flip && !(w == 0 && math.Signbit(w) && g == 0 && !math.Signbit(g)) || !flip && math.Float64bits(g) != math.Float64bits(w) {
+					t.Errorf("out[%d] = %v (sign bit %v), reference %v (sign bit %v), flipped %v", i, g, math.Signbit(g), w, math.Signbit(w), flip)
+				}
+			}
+		})
+	}
+}
+
 // TestHalfRoundedTwice checks the mutant on tinygrad's example (G6 in
 // docs/conformance/README.md): float16 self 5 summed with 2048 and
 // 1.0009766 gives 2056, the contributions rounded to 2050 first, where

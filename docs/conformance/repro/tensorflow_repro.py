@@ -37,6 +37,11 @@ show("float16 unsorted_segment_prod([8920,0.0149,-16.92], [0]*3, 1)  (torch 2: -
 show("float16 unsorted_segment_sum([1.23,-65504,65504], [0]*3, 1)  (torch 2: 1.23046875)", lambda: tf.math.unsorted_segment_sum(f16(1.23, -65504, 65504), [0]*3, 1))
 # subnormal products flushed: PyTorch 2.14.1 gives -1e-323
 show("float64 unsorted_segment_prod([-5e-324, 2], [0,0], 1)  (torch: -1e-323)", lambda: tf.math.unsorted_segment_prod(tf.constant([-5e-324, 2.0], tf.float64), [0, 0], 1))
+# a segment sum starts from +0.0, so a sum whose every member is -0.0 gives +0.0;
+# PyTorch 2.14.1's scatter_add of [-0.] into [-0.] gives -0.0 (self is where the sum starts)
+show("unsorted_segment_sum([-0.,-0.], [0,0], 1)  (torch: -0.0)", lambda: tf.math.unsorted_segment_sum(f32(-0.0, -0.0), [0, 0], 1))
+show("unsorted_segment_mean([-0.,-0.], [0,0], 1)  (torch mean: -0.0)", lambda: tf.math.unsorted_segment_mean(f32(-0.0, -0.0), [0, 0], 1))
+show("tensor_scatter_nd_add([-0.], [[0]], [-0.])  (for comparison)", lambda: tf.tensor_scatter_nd_add(f32(-0.0), t(0), f32(-0.0)))
 show("tensor_scatter_nd_update([0,0,0], [[-1]], [1])", lambda: tf.tensor_scatter_nd_update(f32(0, 0, 0), t(-1), f32(1)))
 show("tensor_scatter_nd_add([0,0,0], [[3]], [1])", lambda: tf.tensor_scatter_nd_add(f32(0, 0, 0), t(3), f32(1)))
 show("gather_nd([1,2,3], [[3]])", lambda: tf.gather_nd(f32(1, 2, 3), t(3)))
