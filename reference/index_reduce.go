@@ -14,7 +14,8 @@ import (
 // Checks, in order: the reduce name (no sum); dim against self; a vector
 // (or 0-d) index; int32/int64 index even when empty; source's dtype;
 // dim == 0 or dim < source.dim(); len(index) == source.size(dim) (1 for a
-// 0-d source); a self of at most one dimension takes a source of at most
+// 0-d source); with include_self=False, the initialisation's index_fill_
+// (below); a self of at most one dimension takes a source of at most
 // one. A multi-dim self then selects slice 0 of self and of source (an
 // empty self dim is "index out of range", a 0-d source "select() cannot
 // be applied to a 0-dim tensor") and combines each source slice into its
@@ -102,12 +103,6 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 			return nil, e
 		}
 	}
-	if c.Self.Dim() <= 1 && c.Source.Dim() > 1 {
-		e.add(scatter.ErrShapeMismatch, "source.dim() (%d) must one or zero for given self.dim() (%d)", c.Source.Dim(), c.Self.Dim())
-		alsoOutOfRange()
-		return nil, e
-	}
-
 	multi := c.Self.Dim() > 1
 	size := sizeAt(c.Self, dim)
 	idx := indexValues(c.Index)
@@ -131,9 +126,20 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 			}
 			if v < -int64(size) || v >= int64(size) {
 				e = append(e, outOfBounds(v, dim, size))
+				if c.Self.Dim() <= 1 && c.Source.Dim() > 1 {
+					// the source's rank, checked next, is wrong too
+					e.add(scatter.ErrShapeMismatch, "source.dim() (%d) must one or zero for given self.dim() (%d)", c.Source.Dim(), c.Self.Dim())
+				}
 				return nil, e
 			}
 		}
+	}
+	// The 1-d path checks source's rank after that initialisation (torch
+	// 1.13; torch 2's exact shape rule above never lets it come here).
+	if c.Self.Dim() <= 1 && c.Source.Dim() > 1 {
+		e.add(scatter.ErrShapeMismatch, "source.dim() (%d) must one or zero for given self.dim() (%d)", c.Source.Dim(), c.Self.Dim())
+		alsoOutOfRange()
+		return nil, e
 	}
 	var srcOf func(i int, elem []int) int // the source position combined into self element elem by index entry i
 	if multi {
