@@ -187,6 +187,9 @@ var zoo = []mutantEntry{
 	{name: "sum-with-self-from-zero",
 		bug:   "a float sum or mean with self (scatter_add, include_self=True, torch_scatter with out or fill_value) starts from the identity +0.0 with self as one more member, so a touched element whose self and contributions are all -0.0 gives +0.0",
 		build: sumWithSelfFromZero},
+	{name: "mean-count-wraps",
+		bug:   "a float mean keeps its count in 16 bits, so a group of 65,536 operands or more (self included where counted) is divided by the count modulo 2^16 (1 where that is 0)",
+		build: meanCountWraps},
 
 	// rounding (mutants_rounding.go)
 	{name: "rounds-toward-zero",
@@ -1124,6 +1127,39 @@ func sumWithSelfFromZero(p scatter.Profile) runFunc {
 			if allNeg {
 				scatter.SetFloat(out.Data, grp.Out, 0)
 			}
+		}
+		return scatter.Result{Out: out, Arg: res.Arg}, nil
+	}
+}
+
+// meanCountWraps builds the mutant mean-count-wraps: a float mean
+// (scatter_reduce, index_reduce, torch_scatter) counts its operands in a
+// 16-bit counter (a GPU kernel saving registers), so a group of n >= 2^16
+// operands divides its sum, taken here as the right mean times n, by
+// n mod 2^16 (1 for 0); smaller groups are right. Only a group past 2^16
+// shows it: the spec's one-target means (spec/sizes_large.go), not the
+// properties.
+func meanCountWraps(p scatter.Profile) runFunc {
+	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+		res, err := b.Run(c)
+		if err != nil {
+			return res, err
+		}
+		g, ok := reference.Expect(c, p).Folds()
+		if !ok || g.Reduce != scatter.ReduceMean || res.Out.DType() != g.DType || res.Out.NumEl() != g.Init.NumEl() {
+			return res, err
+		}
+		out := scatter.CloneTensor(res.Out.Contiguous())
+		for _, grp := range g.Groups {
+			n := len(grp.Srcs)
+			if g.MeanCountsSelf {
+				n++
+			}
+			if n < 1<<16 {
+				continue
+			}
+			w := max(n%(1<<16), 1)
+			scatter.SetFloat(out.Data, grp.Out, scatter.Float64At(out.Data, grp.Out)*float64(n)/float64(w))
 		}
 		return scatter.Result{Out: out, Arg: res.Arg}, nil
 	}

@@ -104,6 +104,7 @@ var conformantBlind = map[string]string{
 var longTier = map[string]string{
 	"large-tail-dropped":      "needs a call of more than 65,536 contributions: the spec's large cases kill it (spec.TestSpecKillsMutants)",
 	"float32-count-saturates": "needs a group of more than 2^24 contributions: TestFloat32CountSaturates (SCATTER_PROPERTIES=long)",
+	"mean-count-wraps":        "needs a mean of a group of 2^16 operands or more: the spec's one-target means kill it (spec.TestSpecKillsMutants)",
 }
 
 // TestMutants checks that the default budget kills every mutant of the

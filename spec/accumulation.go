@@ -97,6 +97,21 @@ func accumulationCases() []Case {
 	add("tensor.scatter/float32/accumulation/sum-no-order-rounds-once", sum, opFS, []string{"duplicates"},
 		scatter.TensorScatter{Indices: []scatter.Tensor{i64(0, 0, 0)}, Shape: []int{1}, Src: f32(a, b, c)}, sumWant)
 
+	// A long group: self and seven contributions, for an implementation
+	// that takes another path (a segmented reduction in float64) only for
+	// groups past a few members. Every order of the eight float32
+	// additions gives 50.852409 (bits 0x424b68de); the exact sum rounded
+	// once gives 50.852406 (0x424b68dd).
+	long := "arithmetic, SEMANTICS.md §1.4: self 26.079487 and seven contributions, whose exact sum rounds to 50.852406 (0x424b68dd) in float32, " +
+		"but every order of float32 additions gives 50.852409 (0x424b68de): a long group accumulated in float64 is seen; " +
+		"every permutation checked with numpy float32, the call on torch 2.14.1 (found by a teeth hunt: a bug only for groups of eight or more)"
+	longSrc := f32(-1.9351782e-09, -1.9871479e-07, -3.4775454e-07, 5.003669e-08, 0.0001982062, 24.775263, -0.0025399982)
+	longWant := scatter.FromSlice([]float32{math.Float32frombits(0x424b68de)})
+	add("scatter_add/float32/accumulation/long-group-no-order-rounds-once", long, opSA, []string{"duplicates"},
+		scatter.ScatterAdd{Self: f32(26.079487), Index: i64(0, 0, 0, 0, 0, 0, 0), Src: longSrc}, longWant)
+	add("scatter_reduce/sum/float32/include_self=true/accumulation/long-group-no-order-rounds-once", long, opSR, []string{"sum", "include_self", "duplicates"},
+		scatter.ScatterReduce{Self: f32(26.079487), Index: i64(0, 0, 0, 0, 0, 0, 0), Src: longSrc, Reduce: scatter.ReduceSum}, longWant)
+
 	// The product: self p and the contributions p, p, or the three as
 	// contributions.
 	add("scatter/reduce=multiply/float32/accumulation/prod-no-order-rounds-once", prod, opS, []string{"duplicates"},

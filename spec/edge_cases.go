@@ -325,6 +325,20 @@ func edgeCases() []Case {
 			Want: shape(f32(0, 1.23, 1.23, 0, 1.23, 0, 0, 1.23), 2, 4),
 		},
 		{
+			Name:   "scatter/scalar-value/float32/minus-zero-keeps-its-sign",
+			Labels: ecLabels(opS, F32, "scalar-value"),
+			Source: "Scalar::to<float>() keeps the sign of -0.0; torch 2.14.1: torch.zeros(2).scatter_(0, tensor([1]), -0.0) is [0.0, -0.0]",
+			Call:   scatter.Scatter{Self: f32(0, 0), Index: i64(1), Value: fval(math.Copysign(0, -1))},
+			Want:   f32(0, float32(math.Copysign(0, -1))),
+		},
+		{
+			Name:   "scatter/scalar-value/float32/reduce=add/minus-zero-onto-minus-zero",
+			Labels: ecLabels(opS, F32, "scalar-value", "deprecated-reduce"),
+			Source: "-0.0 + -0.0 is -0.0; torch 2.14.1: tensor([-0.0, 5.]).scatter_(0, tensor([0]), -0.0, reduce='add') is [-0.0, 5.0]",
+			Call:   scatter.Scatter{Self: f32(float32(math.Copysign(0, -1)), 5), Index: i64(0), Value: fval(math.Copysign(0, -1)), Reduce: scatter.ReduceAdd},
+			Want:   f32(float32(math.Copysign(0, -1)), 5),
+		},
+		{
 			Name:   "scatter/scalar-value/int32/float-truncates-toward-zero",
 			Labels: ecLabels(opS, I32, "scalar-value"),
 			Source: ecRow(30),
@@ -1046,6 +1060,25 @@ func edgeCases() []Case {
 			Profiles: torch2x,
 		},
 		{
+			Name:   "index_reduce/amax/int32/include_self=false/fill-before-source-rank",
+			Labels: ecLabels(opIR, I32, "include_self", "precedence"),
+			Source: "torch 1.13.1, found by a differential against it: with include_self=False the index_fill_ of the initialisation runs before the 1-d path checks source's rank " +
+				"(IndexError: index 5 is out of bounds for dimension 0 with size 2)",
+			Call: scatter.IndexReduce{Self: i32(1, 1), Dim: 0, Index: i64(5),
+				Source: shape(i32(2), 1, 1), Reduce: scatter.ReduceAmax, ExcludeSelf: true},
+			WantErr:  scatter.ErrIndexOutOfRange,
+			Profiles: onlyTorch113,
+		},
+		{
+			Name:   "index_reduce/amax/int32/include_self=false/source-shape-before-fill",
+			Labels: ecLabels(opIR, I32, "include_self", "precedence", "shape-rule"),
+			Source: "PyTorch 2's index_func_meta_impl checks source's shape before anything runs (source tensor shape must match self tensor shape); verified on 2.6.0 and 2.14.1",
+			Call: scatter.IndexReduce{Self: i32(1, 1), Dim: 0, Index: i64(5),
+				Source: shape(i32(2), 1, 1), Reduce: scatter.ReduceAmax, ExcludeSelf: true},
+			WantErr:  scatter.ErrShapeMismatch,
+			Profiles: torch2x,
+		},
+		{
 			Name:   "index_reduce/amax/bool/1-d-unsupported",
 			Labels: ecLabels(opIR, B, "bool", "unsupported-dtype"),
 			Source: ecRow(101),
@@ -1252,6 +1285,15 @@ func edgeCases() []Case {
 			Call: scatter.TorchScatter{Src: full(F32, 1, 2, 6, 3), Index: full(I64, 0, 6, 3),
 				Dim: scatter.Ptr(1), Reduce: scatter.ReduceSum},
 			WantErr: scatter.ErrShapeMismatch,
+		},
+		{
+			Name:   "torch_scatter.scatter/sum/float32/index-(2,1)-matches-leading-dims-of-(2,2,1)",
+			Labels: ecLabels(opTS, F32, torch, "broadcast"),
+			Source: "SEMANTICS.md §8.1 (broadcast(index, src, dim) unsqueezes a k-d index at the end: it lines up with src's leading dims); " +
+				"here the index's shape is src's trailing dims too, where NumPy's broadcasting would line it up (giving [4, 0, 0, 6]); torch_scatter 2.1.2 on torch 2.14.1 gives [1, 2, 3, 4]",
+			Call: scatter.TorchScatter{Src: shape(f32(1, 2, 3, 4), 2, 2, 1), Index: shape(i64(0, 1), 2, 1),
+				Dim: scatter.Ptr(0), Reduce: scatter.ReduceSum},
+			Want: shape(f32(1, 2, 3, 4), 2, 2, 1),
 		},
 		{
 			Name:   "torch_scatter.scatter/mean/int64/floor-division",

@@ -35,20 +35,38 @@ type bigLayout struct {
 }
 
 // The layouts: reversed (each of n contributions to its own
-// output, the last to output 0) at bigM and bigN, and folded (bigN onto
-// bigM: i mod bigM).
+// output, the last to output 0) at bigM and bigN, folded (bigN onto
+// bigM: i mod bigM), and one target (bigM contributions onto one output:
+// a group past 2^16, whose count a 16-bit counter wraps).
 const (
 	revM = iota
 	revN
 	folded
+	oneTarget
 )
 
-func bigLayouts() [3]bigLayout {
-	return [3]bigLayout{
+func bigLayouts() [4]bigLayout {
+	return [4]bigLayout{
 		newBigLayout(fmt.Sprintf("n=%d/reversed", bigM), bigM, bigM, func(i int) int { return bigM - 1 - i }),
 		newBigLayout(fmt.Sprintf("n=%d/reversed", bigN), bigN, bigN, func(i int) int { return bigN - 1 - i }),
 		newBigLayout(fmt.Sprintf("n=%d/onto=%d", bigN, bigM), bigN, bigM, func(i int) int { return i % bigM }),
+		oneTargetLayout(),
 	}
+}
+
+// oneTargetLayout sends bigM contributions to the one output, whose self
+// is 4: 3 each, but the last, 65,540. Every sum is exact in float32 and
+// int32 and every mean 4, with self counted (262,152 / 65,538) or not
+// (262,148 / 65,537); without the last contribution the mean is about 3,
+// and a count wrapped at 2^16 (2 or 1) gives 131,076 or 262,148.
+func oneTargetLayout() bigLayout {
+	l := bigLayout{name: fmt.Sprintf("n=%d/one-target", bigM), n: bigM, m: 1,
+		to: make([]int64, bigM), vals: make([]float64, bigM), self: []float64{4}}
+	for i := range l.vals {
+		l.vals[i] = 3
+	}
+	l.vals[bigM-1] = 3 + bigM
+	return l
 }
 
 // newBigLayout builds a layout. With b(o) = (o+5) mod 7 - 3 (in -3..3, 2
@@ -208,12 +226,15 @@ var largeTemplates = sync.OnceValue(buildLargeCases)
 
 // buildLargeCases returns the large sizes cases: every operation of the
 // suite, each at 65,537 and at 131,075 contributions in float32, and once
-// in int32; every output has 65,537 elements or more. Every reduction
+// in int32; every output has 65,537 elements or more, but those of the
+// means of one group of 65,537 contributions (a count past 2^16, which a
+// 16-bit counter wraps), in float32 and once in int32. Every reduction
 // takes part: plain scatter with src, with a value, and its reduce add and
 // multiply; scatter_reduce's five, index_reduce's and torch_scatter's
 // four and five, in float32, and the means again in int32 (floor
 // division). Reversed, scatter_reduce and
-// index_reduce leave self out (include_self=False); folded they take it.
+// index_reduce leave self out (include_self=False); folded and onto one
+// target they take it.
 // Losing the last contribution of a call (or its last block) changes
 // output 0, and the last element of a gather (amin and min take the
 // values negated, so that the last is the smallest). The truth is
@@ -270,6 +291,12 @@ func buildLargeCases() []Case {
 		{scatter.OpTorchScatter, scatter.ReduceMean, false, I32, folded},
 		{scatter.OpTensorScatter, "", false, I32, revM},
 		{scatter.OpTensorGather, "", false, I32, folded},
+
+		// means of one group of 65,537 (65,538 with self)
+		{scatter.OpScatterReduce, scatter.ReduceMean, false, F32, oneTarget},
+		{scatter.OpScatterReduce, scatter.ReduceMean, false, I32, oneTarget},
+		{scatter.OpIndexReduce, scatter.ReduceMean, false, F32, oneTarget},
+		{scatter.OpTorchScatter, scatter.ReduceMean, false, F32, oneTarget},
 	}
 	const source = "arithmetic: small integers (-6..6) whose sums, products, extremes and means (built to divide exactly) are exact in float32 and int32, " +
 		"through a call of more than 2^16 elements"
@@ -285,8 +312,8 @@ func buildLargeCases() []Case {
 		d := e.dt.String()
 		c := Case{Source: source}
 		labels := []string{string(e.op), d}
-		pre, post := "", ""   // the name's parts before and after the dtype
-		excl := e.l != folded // scatter_reduce and index_reduce
+		pre, post := "", ""                // the name's parts before and after the dtype
+		excl := e.l == revM || e.l == revN // scatter_reduce and index_reduce
 		switch e.op {
 		case scatter.OpScatter:
 			x := scatter.Scatter{Self: l.selfOf(e.dt), Index: l.index()}
@@ -342,8 +369,11 @@ func buildLargeCases() []Case {
 			c.Call = scatter.TensorScatter{Indices: []scatter.Tensor{l.index()}, Shape: []int{l.m}, Src: l.src(e.dt)}
 			c.Want = l.want(e.dt, scatter.ReduceSum, false, 0)
 		}
-		if e.l == folded {
+		if e.l == folded || e.l == oneTarget {
 			labels = append(labels, "duplicates")
+		}
+		if e.l == oneTarget && e.dt == F32 {
+			labels = append(labels, "count-past-2^16")
 		}
 		if e.r == scatter.ReduceMean && e.dt == I32 {
 			labels = append(labels, "floor-division")

@@ -26,6 +26,9 @@ var specTeeth = []struct{ mutant, label string }{
 	// "large" case, and the last element of a large gather
 	// (spec/sizes_large.go)
 	{"large-tail-dropped", "large"},
+	// a mean's count kept in 16 bits wraps only past 2^16 operands: the
+	// float means onto one target of 65,537 (spec/sizes_large.go)
+	{"mean-count-wraps", "count-past-2^16"},
 }
 
 // mutantFor returns the zoo's mutant of that name whose bug departs from
