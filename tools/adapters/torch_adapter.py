@@ -448,6 +448,14 @@ def ts2_scatter(src, index, dim, out, dim_size, reduce):
         if "expected scalar type" in str(e):
             fail("index_dtype" if index.dtype != torch.int64 else "dtype_mismatch", "RuntimeError: %s" % e)
         raise
+    except (ValueError, OverflowError, TypeError) as e:
+        # A float index whose maximum int() cannot take (NaN, an infinity)
+        # or zeros() cannot size (2^63 and past) fails in the Python that
+        # sizes the output, before scatter_add_ would reject its dtype:
+        # the float index is the cause, as the emulation answers.
+        if index.dtype.is_floating_point:
+            fail("index_dtype", "%s: %s (a %s index)" % (type(e).__name__, e, index.dtype))
+        raise
 
 
 # The prefix of the emulation's messages for the suite's own rules where the

@@ -49,6 +49,17 @@ for i in range(1500):
             ro, ra = torch_scatter.scatter(src, index, dim, None, dim_size, red), None
         if not same(eo, ro) or not same(ea, ra):
             bad.append("2.x %s emulated vs real: %s %s dim=%d dim_size=%s" % (red, dt, shape, dim, dim_size))
+# a float index whose maximum cannot size the output fails, on the real
+# library as in the emulation, for the float index: index_dtype
+for v in (float("inf"), float("nan"), 2.0**63):
+    for red in ("sum", "mean"):
+        n += 1
+        try:
+            A.ts2_scatter(torch.tensor([1., 2.]), torch.tensor([0., v]), 0, None, None, red)
+            bad.append("float index max %r, %s: answered" % (v, red))
+        except A.AdapterError as e:
+            if e.kind != "index_dtype":
+                bad.append("float index max %r, %s: %s, want index_dtype" % (v, red, e.kind))
 print("%d comparisons, %d differ" % (n, len(bad)))
 for b in bad[:20]:
     print(b)
