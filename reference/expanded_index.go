@@ -9,9 +9,11 @@ import "github.com/scatterconf/scatter"
 // int64, so that from 2.8, where int32 indices are taken, an int32 index
 // on that path fails with "expected scalar type Long but found Int"
 // (checked on torch 2.14: scatter_add_ and every scatter_reduce_ reduction;
-// gather is not affected). A call of the protocol sends contiguous
-// tensors, whose index never takes the path; torch_scatter's sums and
-// means, which broadcast the index to src's shape, do.
+// gather has a bug of its own with such an index, PROFILES.md, "Views").
+// The suite's calls are values: the gate sends contiguous tensors, whose
+// index never takes the path, and the oracle answers a view as its copy;
+// torch_scatter's sums and means, which broadcast the index to src's
+// shape, always take it.
 
 // expandedIndexPath reports whether out.scatter_add_(wd, index, src) takes
 // the fast path, for an index of shape shape and strides strides (as
