@@ -35,7 +35,8 @@ type Target = check.Target
 // the calls that break two rules (the order of PyTorch's checks), the
 // verified edge cases of SEMANTICS.md §12, the float32 groups that no
 // order rounds as a float64 accumulation does, the regressions the live
-// differential test found, the sizes cases (large and wide tensors), the
+// differential test found, the calls that pin bugs only a chosen call
+// shows (pins.go), the sizes cases (large and wide tensors), the
 // unseen identities of amax and amin without self, and the recorded
 // PyTorch fixtures.
 func Cases() []Case {
@@ -46,6 +47,7 @@ func Cases() []Case {
 	cs = append(cs, edgeCases()...)
 	cs = append(cs, accumulationCases()...)
 	cs = append(cs, regressions()...)
+	cs = append(cs, pinCases()...)
 	cs = append(cs, sizesCases()...)
 	cs = append(cs, identityCases()...)
 	cs = append(cs, fixtureCases()...)
