@@ -60,6 +60,16 @@ for v in (float("inf"), float("nan"), 2.0**63):
         except A.AdapterError as e:
             if e.kind != "index_dtype":
                 bad.append("float index max %r, %s: %s, want index_dtype" % (v, red, e.kind))
+# an index value that would size a huge new output is past the adapter's
+# limit, checked before the library allocates it
+for red in ("sum", "mean"):
+    n += 1
+    try:
+        A.ts2_scatter(torch.tensor([1., 2.]), torch.tensor([0, 2**40]), 0, None, None, red)
+        bad.append("index value 2^40, %s: answered" % red)
+    except A.AdapterError as e:
+        if e.kind != "unsupported":
+            bad.append("index value 2^40, %s: %s, want unsupported" % (red, e.kind))
 print("%d comparisons, %d differ" % (n, len(bad)))
 for b in bad[:20]:
     print(b)
