@@ -105,6 +105,10 @@ def op_scatter(self, dim, index, src, value, reduce):
     if index.size == 0:
         return out.reshape(self.shape)
     idx = as1d(index)
+    if src is None and 0 <= idx.flat[0] < out.shape[dim]:
+        # the kernel converts the value at the first index element, and
+        # meets a bad index value later; a bad first one comes first
+        scalar_to(value, out.dtype)
     check_bounds(idx, out.shape[dim], dim)
     tgt, pos = dim_targets(dim, idx)
     if src is not None:
