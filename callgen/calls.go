@@ -833,6 +833,7 @@ const (
 
 // tsIndexShape returns an index shape of the given form for src shape S
 // and dim d, and the index's own dimension that runs along d (-1: none).
+// A leading index may set S's trailing dims to its own shape.
 func (g *Drawer) tsIndexShape(form tsIndexForm, S []int, d int, valid bool) ([]int, int) {
 	switch form {
 	case tsVector:
@@ -853,6 +854,20 @@ func (g *Drawer) tsIndexShape(form tsIndexForm, S []int, d int, valid bool) ([]i
 	for j := range I {
 		if j != d && g.Chance(30) {
 			I[j] = 1
+		}
+	}
+	if k >= 2 && k < len(S) && g.Chance(25) {
+		// src's trailing dims the index's shape too (S changes), where
+		// NumPy's broadcasting would line the index up instead; kept
+		// only where it still lines up with the leading ones
+		old := slices.Clone(S)
+		copy(S[len(S)-k:], I)
+		ok := S[d] == old[d]
+		for j := range I {
+			ok = ok && (I[j] == S[j] || I[j] == 1 && j != d)
+		}
+		if !ok {
+			copy(S, old)
 		}
 	}
 	if d < k {
