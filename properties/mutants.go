@@ -1059,7 +1059,7 @@ func negativeZeroLost(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 	}
 	out := scatter.CloneTensor(res.Out.Contiguous())
 	for i := 0; i < out.NumEl(); i++ {
-		if v := scatter.Float64At(out.Data, i); v == 0 && math.Signbit(v) {
+		if negZero(scatter.Float64At(out.Data, i)) {
 			scatter.SetFloat(out.Data, i, 0)
 		}
 	}
@@ -1073,30 +1073,48 @@ func negativeZeroLost(b scatter.Backend, c scatter.Call) (scatter.Result, error)
 // where PyTorch's +0.0 + -0.0 gives +0.0 (SEMANTICS.md §12 #75); every
 // other sum is the same in both.
 func sumStartsFromFirst(p scatter.Profile) runFunc {
+	return groupEdit(p, func(g reference.Folds) bool { return !g.Self && isSumOrMean(g) },
+		func(g reference.Folds, grp reference.FoldGroup, out scatter.Tensor) {
+			allNeg := true
+			for _, s := range grp.Srcs {
+				allNeg = allNeg && negZero(scatter.Float64At(g.Src.Data, s))
+			}
+			if allNeg {
+				scatter.SetFloat(out.Data, grp.Out, math.Copysign(0, -1))
+			}
+		})
+}
+
+// groupEdit builds a mutant that runs the reference, then rewrites in a
+// copy of its result the elements of the groups of the call's Folds (a
+// call without them, or one keep refuses, is the reference's): edit sets
+// one group's element of out.
+func groupEdit(p scatter.Profile, keep func(reference.Folds) bool,
+	edit func(g reference.Folds, grp reference.FoldGroup, out scatter.Tensor)) runFunc {
 	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 		res, err := b.Run(c)
 		if err != nil {
 			return res, err
 		}
 		g, ok := reference.Expect(c, p).Folds()
-		if !ok || g.Self || g.Reduce != scatter.ReduceSum && g.Reduce != scatter.ReduceMean ||
-			res.Out.DType() != g.DType || res.Out.NumEl() != g.Init.NumEl() {
+		if !ok || !keep(g) || res.Out.DType() != g.DType || res.Out.NumEl() != g.Init.NumEl() {
 			return res, err
 		}
 		out := scatter.CloneTensor(res.Out.Contiguous())
 		for _, grp := range g.Groups {
-			allNeg := true
-			for _, s := range grp.Srcs {
-				v := scatter.Float64At(g.Src.Data, s)
-				allNeg = allNeg && v == 0 && math.Signbit(v)
-			}
-			if allNeg {
-				scatter.SetFloat(out.Data, grp.Out, math.Copysign(0, -1))
-			}
+			edit(g, grp, out)
 		}
 		return scatter.Result{Out: out, Arg: res.Arg}, nil
 	}
 }
+
+// isSumOrMean reports whether the folds are sums or means.
+func isSumOrMean(g reference.Folds) bool {
+	return g.Reduce == scatter.ReduceSum || g.Reduce == scatter.ReduceMean
+}
+
+// negZero reports whether v is -0.0.
+func negZero(v float64) bool { return v == 0 && math.Signbit(v) }
 
 // sumWithSelfFromZero builds the mutant sum-with-self-from-zero: a float
 // sum or mean whose groups include self is a segment reduction over self
@@ -1107,19 +1125,8 @@ func sumStartsFromFirst(p scatter.Profile) runFunc {
 // and every other sum are the same in both. It is the mirror of
 // sum-starts-from-first, which drops the identity where PyTorch has it.
 func sumWithSelfFromZero(p scatter.Profile) runFunc {
-	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-		res, err := b.Run(c)
-		if err != nil {
-			return res, err
-		}
-		g, ok := reference.Expect(c, p).Folds()
-		if !ok || !g.Self || g.Reduce != scatter.ReduceSum && g.Reduce != scatter.ReduceMean ||
-			res.Out.DType() != g.DType || res.Out.NumEl() != g.Init.NumEl() {
-			return res, err
-		}
-		negZero := func(v float64) bool { return v == 0 && math.Signbit(v) }
-		out := scatter.CloneTensor(res.Out.Contiguous())
-		for _, grp := range g.Groups {
+	return groupEdit(p, func(g reference.Folds) bool { return g.Self && isSumOrMean(g) },
+		func(g reference.Folds, grp reference.FoldGroup, out scatter.Tensor) {
 			allNeg := negZero(scatter.Float64At(g.Init.Data, grp.Out))
 			for _, s := range grp.Srcs {
 				allNeg = allNeg && negZero(scatter.Float64At(g.Src.Data, s))
@@ -1127,9 +1134,7 @@ func sumWithSelfFromZero(p scatter.Profile) runFunc {
 			if allNeg {
 				scatter.SetFloat(out.Data, grp.Out, 0)
 			}
-		}
-		return scatter.Result{Out: out, Arg: res.Arg}, nil
-	}
+		})
 }
 
 // meanCountWraps builds the mutant mean-count-wraps: a float mean
@@ -1140,29 +1145,17 @@ func sumWithSelfFromZero(p scatter.Profile) runFunc {
 // shows it: the spec's one-target means (spec/sizes_large.go), not the
 // properties.
 func meanCountWraps(p scatter.Profile) runFunc {
-	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-		res, err := b.Run(c)
-		if err != nil {
-			return res, err
-		}
-		g, ok := reference.Expect(c, p).Folds()
-		if !ok || g.Reduce != scatter.ReduceMean || res.Out.DType() != g.DType || res.Out.NumEl() != g.Init.NumEl() {
-			return res, err
-		}
-		out := scatter.CloneTensor(res.Out.Contiguous())
-		for _, grp := range g.Groups {
+	return groupEdit(p, func(g reference.Folds) bool { return g.Reduce == scatter.ReduceMean },
+		func(g reference.Folds, grp reference.FoldGroup, out scatter.Tensor) {
 			n := len(grp.Srcs)
 			if g.MeanCountsSelf {
 				n++
 			}
-			if n < 1<<16 {
-				continue
+			if n >= 1<<16 {
+				w := max(n%(1<<16), 1)
+				scatter.SetFloat(out.Data, grp.Out, scatter.Float64At(out.Data, grp.Out)*float64(n)/float64(w))
 			}
-			w := max(n%(1<<16), 1)
-			scatter.SetFloat(out.Data, grp.Out, scatter.Float64At(out.Data, grp.Out)*float64(n)/float64(w))
-		}
-		return scatter.Result{Out: out, Arg: res.Arg}, nil
-	}
+		})
 }
 
 // nanSelfDropped builds the mutant nan-self-dropped: scatter_reduce amax
