@@ -34,7 +34,8 @@ import (
 // scatter_add, scatter_reduce (sum, prod, mean), scatter with reduce add
 // or multiply, index_reduce (prod, mean), torch_scatter's sums and means
 // and the F# library's scatter, and subnormals-flushed refolds amax and
-// amin too; other calls, groups holding a NaN or an infinity, and means
+// amin too; other calls, groups holding a NaN or an infinity (but for
+// subnormals-flushed, whose 0 · inf is NaN where a subnormal's is inf), and means
 // whose count reaches 256 (where bfloat16's count would saturate) are
 // the reference's. An accumulator that overflows goes on in IEEE
 // arithmetic (inf op finite), as a fold in that format does
@@ -318,9 +319,10 @@ func groupValues(g reference.Folds, grp reference.FoldGroup) []float64 {
 func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, bool) {
 	vals := groupValues(g, grp)
 	for _, v := range vals {
-		// an infinity takes part in a max or min as any value does; in a
-		// sum, product or mean the reference's value stands
-		if math.IsNaN(v) || isSpecial(v) && !extreme(g.Reduce) {
+		// an infinity takes part in a max or min as any value does, and
+		// in a flushed fold (a subnormal read as 0 times inf is NaN); in
+		// another sum, product or mean the reference's value stands
+		if math.IsNaN(v) || isSpecial(v) && !extreme(g.Reduce) && !r.flush {
 			return 0, false
 		}
 	}
