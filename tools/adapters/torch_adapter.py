@@ -437,15 +437,21 @@ def ts2_scatter(src, index, dim, out, dim_size, reduce):
                     or not ts_index_inside(src, index, dim, out, dim_size)):
                 raise
     elif out is None and not index.dtype.is_floating_point:
-        # sum, add and mean size a new output from dim_size or the index's
-        # maximum: the adapter's limit first, as in the emulation, so that
-        # a huge index value is not a huge allocation (a float index goes
-        # on to fail in the library, for its dtype)
-        size = list(src.shape)
-        d = dim + src.dim() if dim < 0 else dim
-        size[d] = dim_size if dim_size is not None else (int(index.max()) + 1 if index.numel() else 0)
-        if size[d] >= 0:
-            check_output_size(size)
+        # sum, add and mean size a new output from dim_size or the
+        # broadcast index's maximum: the adapter's limit first, as in the
+        # emulation, so that a huge index value is not a huge allocation
+        # (an index that does not broadcast, or a float one, goes on to
+        # fail in the library)
+        try:
+            bindex = ts_broadcast(index, src, dim)
+        except RuntimeError:
+            bindex = None
+        if bindex is not None:
+            size = list(src.shape)
+            d = dim + src.dim() if dim < 0 else dim
+            size[d] = dim_size if dim_size is not None else (int(bindex.max()) + 1 if bindex.numel() else 0)
+            if size[d] >= 0:
+                check_output_size(size)
     try:
         if reduce == "min":
             return TS.scatter_min(src, index, dim, out, dim_size)

@@ -70,6 +70,24 @@ for red in ("sum", "mean"):
     except A.AdapterError as e:
         if e.kind != "unsupported":
             bad.append("index value 2^40, %s: %s, want unsupported" % (red, e.kind))
+# the limit is on the broadcast index: an empty one sizes an empty output,
+# and one that does not broadcast fails in the library for its shape (the
+# adapter answers that RuntimeError shape_mismatch)
+n += 2
+try:
+    o, _ = A.ts2_scatter(torch.zeros(0), torch.tensor([2**40]), 0, None, None, "sum")
+    if o.numel() != 0:
+        bad.append("empty src, index 2^40: %s" % list(o.shape))
+except A.AdapterError as e:
+    bad.append("empty src, index 2^40: %s" % e.kind)
+try:
+    A.ts2_scatter(torch.ones(2), torch.tensor([0, 2**40, 0]), 0, None, None, "sum")
+    bad.append("an index that does not broadcast: answered")
+except A.AdapterError as e:
+    bad.append("an index that does not broadcast: %s, want the library's error for its shape" % e.kind)
+except RuntimeError as e:
+    if "expanded size" not in str(e):
+        bad.append("an index that does not broadcast: %s" % e)
 print("%d comparisons, %d differ" % (n, len(bad)))
 for b in bad[:20]:
     print(b)
