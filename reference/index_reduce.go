@@ -95,6 +95,16 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 		alsoOutOfRange()
 		return nil, e
 	}
+	// sourceRank adds the 1-d path's rule that a self of at most one
+	// dimension takes a source of at most one, where it is broken, and
+	// reports whether it is.
+	sourceRank := func() bool {
+		if c.Self.Dim() <= 1 && c.Source.Dim() > 1 {
+			e.add(scatter.ErrShapeMismatch, "source.dim() (%d) must one or zero for given self.dim() (%d)", c.Source.Dim(), c.Self.Dim())
+			return true
+		}
+		return false
+	}
 	if prof.IndexReduceExactShape() {
 		// PyTorch 2: nothing broadcasts.
 		if !scatter.SameShapeExceptDim(c.Self.Shape, c.Source.Shape, dim) {
@@ -126,18 +136,14 @@ func planIndexReduce(c scatter.IndexReduce, prof scatter.Profile) (*plan, errs) 
 			}
 			if v < -int64(size) || v >= int64(size) {
 				e = append(e, outOfBounds(v, dim, size))
-				if c.Self.Dim() <= 1 && c.Source.Dim() > 1 {
-					// the source's rank, checked next, is wrong too
-					e.add(scatter.ErrShapeMismatch, "source.dim() (%d) must one or zero for given self.dim() (%d)", c.Source.Dim(), c.Self.Dim())
-				}
+				sourceRank() // checked next, and broken too
 				return nil, e
 			}
 		}
 	}
 	// The 1-d path checks source's rank after that initialisation (torch
 	// 1.13; torch 2's exact shape rule above never lets it come here).
-	if c.Self.Dim() <= 1 && c.Source.Dim() > 1 {
-		e.add(scatter.ErrShapeMismatch, "source.dim() (%d) must one or zero for given self.dim() (%d)", c.Source.Dim(), c.Self.Dim())
+	if sourceRank() {
 		alsoOutOfRange()
 		return nil, e
 	}
