@@ -304,17 +304,8 @@ func (g *comboDrawer) small() int64 {
 func (g *comboDrawer) elem(data any, i int, dt scatter.DType, mood int) {
 	if mood == 3 && dt.IsFloat() {
 		// mostly -0.0, so that a tensor's groups are -0.0 (self's too
-		// where it drew this mood as well): the sign of a sum, a mean or
-		// an extreme of zeros depends on where the fold starts (the
-		// identity +0.0, self, the first term)
-		v := math.Copysign(0, -1)
-		switch g.intn(8) {
-		case 0:
-			v = 0
-		case 1:
-			v = float64(g.small())
-		}
-		scatter.SetFloat(data, i, v)
+		// where it drew this mood as well)
+		scatter.SetFloat(data, i, signedZero(g.intn(8), func() float64 { return float64(g.small()) }))
 		return
 	}
 	if mood == 0 || mood == 3 || (mood == 1 && g.intn(2) == 0) {

@@ -342,6 +342,20 @@ func intValue(s source, dt scatter.DType, spec Values) int64 {
 	return max(lo, min(hi, v))
 }
 
+// signedZero is a value of the signed-zeros mood for a draw k in [0, 8):
+// -0.0 mostly, +0.0 for 0, a small integer (drawn then) for 1. The sign
+// of a sum, a mean or an extreme of zeros depends on where the fold
+// starts: the identity +0.0, self, the first term.
+func signedZero(k int, small func() float64) float64 {
+	switch k {
+	case 0:
+		return 0
+	case 1:
+		return small()
+	}
+	return math.Copysign(0, -1)
+}
+
 // floatValue draws one value for a float dtype (rounded to it by the
 // caller): small integers, ordinary values, values across the whole
 // exponent range, and special values on purpose (NaN, ±Inf, ±0,
@@ -350,15 +364,7 @@ func floatValue(s source, dt scatter.DType, spec Values) float64 {
 	var v float64
 	switch {
 	case spec.zeros:
-		// the sign of a sum, a mean or an extreme of zeros depends on
-		// where the fold starts: the identity +0.0, self, the first term
-		v = math.Copysign(0, -1)
-		switch s.intn(0, 7) {
-		case 0:
-			v = 0
-		case 1:
-			v = float64(s.intn(-3, 3))
-		}
+		v = signedZero(s.intn(0, 7), func() float64 { return float64(s.intn(-3, 3)) })
 	case spec.exact:
 		v = float64(s.intn(-int(spec.bound), int(spec.bound)))
 	default:
