@@ -14,11 +14,16 @@ import numpy as np
 from lines import fail
 
 
+def dim_out_of_range(dim, n):
+    """ATen's IndexError for dim against a range of n dimensions."""
+    fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, dim))
+
+
 def wrap_dim(dim, ndim):
     """maybe_wrap_dim: a 0-d tensor counts as 1-d."""
     n = max(ndim, 1)
     if not -n <= dim < n:
-        fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, dim))
+        dim_out_of_range(dim, n)
     return dim + n if dim < 0 else dim
 
 
@@ -99,8 +104,7 @@ def scatter_checks(self, dim, index, src):
             # over self's dimensions before src's rank is checked
             for d in range(s.ndim):
                 if src.ndim > 0 and d >= src.ndim:
-                    fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)"
-                         % (-src.ndim, src.ndim - 1, d))
+                    dim_out_of_range(d, src.ndim)
                 if i.shape[d] > (src.shape[d] if src.ndim else 1):
                     wrong = True
                     break

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from lines import fail
-from torchrules import as1d, scatter_checks
+from torchrules import as1d, dim_out_of_range, scatter_checks
 
 
 def check_size(shape, limit):
@@ -183,7 +183,7 @@ def ts2_prepare(src, index, dim, out, dim_size, reduce, limit):
         fail("invalid_argument", "torch_scatter.scatter: unknown reduce %r" % (reduce,))
     n = src.ndim
     if not -n <= dim < n:
-        fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)" % (-n, n - 1, dim))
+        dim_out_of_range(dim, n)
     given_dim = dim
     dim = dim + n if dim < 0 else dim
     if reduce == "mul" and index.dtype not in (np.int32, np.int64):
@@ -207,8 +207,7 @@ def ts2_prepare(src, index, dim, out, dim_size, reduce, limit):
                 if d == dim:
                     continue
                 if d >= n:
-                    fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)"
-                         % (-n, n - 1, d))
+                    dim_out_of_range(d, n)
                 if out.shape[d] != src.shape[d]:
                     fail("shape_mismatch", "Input mismatch: out %s and src %s differ in dimension %d"
                          % (list(out.shape), list(src.shape), d))
@@ -219,9 +218,7 @@ def ts2_prepare(src, index, dim, out, dim_size, reduce, limit):
             return SimpleNamespace(out=out, bindex=bindex, dim=dim, given_dim=given_dim, odim=None, shape=out.shape,
                                    given=given, done=True)
         if given and out.ndim <= dim:  # out.size(dim)
-            m = max(out.ndim, 1)
-            fail("dim_out_of_range", "Dimension out of range (expected to be in range of [%d, %d], but got %d)"
-                 % (-m, m - 1, dim))
+            dim_out_of_range(dim, max(out.ndim, 1))
         if index.dtype != np.int64:
             fail("index_dtype", "expected scalar type Long but found %s" % index.dtype.name)
         if src.dtype == np.bool_:
