@@ -326,10 +326,7 @@ func (r foldRule) fold(g reference.Folds, grp reference.FoldGroup) (float64, boo
 			return 0, false
 		}
 	}
-	count := len(grp.Srcs)
-	if g.Self && g.MeanCountsSelf {
-		count++
-	}
+	count := int(g.Count(grp))
 	dtFmt := dtypeAcc(g)
 	if r.flush {
 		for i, v := range vals {

@@ -190,13 +190,13 @@ func enumeratedAllow(ar arith, k kind, xs []float64, count float64, identity boo
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
 	if len(keys) > maxListed {
-		return hullAllow(dt, prod, keys, enumNote(k, len(xs), len(keys), ar)), true
+		return hullAllow(dt, prod, keys, enumNote(k, len(xs), len(keys), ar, count)), true
 	}
 	var a allow
 	for _, key := range keys {
 		a.vals = append(a.vals, floatElem(dt, math.Float64frombits(key)))
 	}
-	a.note = enumNote(k, len(xs), len(keys), ar)
+	a.note = enumNote(k, len(xs), len(keys), ar, count)
 	return a, true
 }
 
@@ -238,8 +238,9 @@ func hullAllow(dt scatter.DType, prod bool, keys []uint64, note string) allow {
 	return allow{isRange: true, rng: s, note: note}
 }
 
-// enumNote says, for reports, how an enumerated set was formed.
-func enumNote(k kind, n, size int, ar arith) string {
+// enumNote says, for reports, how an enumerated set was formed (a mean's
+// sum divided by count, as meanSpan's note says it).
+func enumNote(k kind, n, size int, ar arith, count float64) string {
 	what := "sum"
 	switch k {
 	case kProd:
@@ -254,6 +255,9 @@ func enumNote(k kind, n, size int, ar arith) string {
 	values := strconv.Itoa(size) + " values"
 	if size == 1 {
 		values = "1 value"
+	}
+	if k == kMean {
+		how += ", count " + strconv.FormatFloat(count, 'g', -1, 64)
 	}
 	return "every " + what + " of " + strconv.Itoa(n) + " terms in any order and tree, " + how + " (" + values + ")"
 }

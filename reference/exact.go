@@ -80,7 +80,7 @@ func sameOutcome(want, got elem) bool {
 // kMean plan), exactly as PyTorch forms it under the profile (plan.go's
 // meanRule):
 //
-//	n = (countSelf ? 1 : 0) + len(g.srcs)
+//	n = (countSelf ? 1 : 0) + len(g.srcs), or counts[g.out] where set
 //	integers: n wraps in the dtype (uint8: 256 -> 0; int8: 129 -> -127);
 //	floats with meanRule.perStep (PyTorch 1.13): the count grows by one
 //	    rounded addition at a time in the dtype, which is exact up to 2^p
@@ -98,6 +98,9 @@ func meanCount(p *plan, g group) (count float64) {
 	n := int64(len(g.srcs))
 	if p.mean != nil && p.mean.countSelf {
 		n++
+	}
+	if p.mean != nil && p.mean.counts != nil {
+		n = p.mean.counts[g.out]
 	}
 	if f := formatOf(p.dtype); f != nil {
 		if p.mean != nil && p.mean.perStep {

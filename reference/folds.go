@@ -1,6 +1,8 @@
 package reference
 
 import (
+	"slices"
+
 	"github.com/scatterconf/scatter"
 )
 
@@ -8,14 +10,15 @@ import (
 // products, means, maxima or minima, as data: what the reference folds (plan.go), for
 // whoever folds it another way (the rounding mutants of package
 // properties, say). For every output element that receives a
-// contribution:
+// contribution (and, in a torch_scatter mean with MeanCounts, every
+// element of a given out whose count is not 1):
 //
 //	acc = Self ? Init[g.Out] : the identity (0 or 1; amax and amin: the
 //	      first contribution, which then starts the fold)
 //	for s in g.Srcs (canonical order): acc = acc op Src[s]
 //	out[g.Out] = acc rounded to DType                 (sums, products)
 //	out[g.Out] = fl(fl(acc) / count),                  (means)
-//	    count = len(g.Srcs) + (MeanCountsSelf ? 1 : 0)
+//	    count = Count(g), in the dtype as meanRule forms it
 //	out[g.Out] = acc, op: isnan(v) ? v : max(acc, v), a tie keeps acc
 //	    (amax; amin with min)
 //
@@ -29,8 +32,23 @@ type Folds struct {
 	Self           bool           // Init[g.Out] is the first operand of every group
 	PerStep        bool           // 16-bit steps round to the dtype
 	MeanCountsSelf bool           // a mean counts Init's operand too (scatter_reduce and index_reduce with include_self)
+	MeanCounts     []int64        // a mean's count per output position, where it is not the group's (torch_scatter: counted over the index as given); else nil
 	Init, Src      scatter.Tensor // contiguous: the output before any contribution, the contributions' values
 	Groups         []FoldGroup    // the output elements that receive a contribution, in the reference's order
+}
+
+// Count returns the number that divides group g's sum in a mean, before
+// PyTorch converts it to the dtype: MeanCounts[g.Out] where set, else
+// len(g.Srcs) plus one when MeanCountsSelf.
+func (f Folds) Count(g FoldGroup) int64 {
+	if f.MeanCounts != nil {
+		return f.MeanCounts[g.Out]
+	}
+	n := int64(len(g.Srcs))
+	if f.MeanCountsSelf {
+		n++
+	}
+	return n
 }
 
 // FoldGroup is one output element (its row-major position in the
@@ -62,6 +80,9 @@ func (e *Expectation) Folds() (Folds, bool) {
 		f.Reduce = scatter.ReduceProd
 	case kMean:
 		f.Reduce, f.MeanCountsSelf = scatter.ReduceMean, p.mean != nil && p.mean.countSelf
+		if p.mean != nil && p.mean.counts != nil {
+			f.MeanCounts = slices.Clone(p.mean.counts)
+		}
 	case kAmax:
 		f.Reduce = scatter.ReduceAmax
 	case kAmin:

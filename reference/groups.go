@@ -56,14 +56,40 @@ func (s *groupSet) reserve(groups, contributions int) {
 // add appends a group; out must be past every output position already in
 // the set.
 func (s *groupSet) add(out int, srcs ...int) {
+	s.push(out, nil)
+	for _, x := range srcs {
+		s.flat = append(s.flat, int32(x))
+	}
+	s.off[len(s.off)-1] = int32(len(s.flat))
+}
+
+// push appends a group of src positions already in the set's form.
+func (s *groupSet) push(out int, srcs []int32) {
 	if len(s.off) == 0 {
 		s.off = append(s.off, 0)
 	}
 	s.outs = append(s.outs, int32(out))
-	for _, x := range srcs {
-		s.flat = append(s.flat, int32(x))
-	}
+	s.flat = append(s.flat, srcs...)
 	s.off = append(s.off, int32(len(s.flat)))
+}
+
+// withEmpty returns the set with an empty group (no contributions) added
+// at each output position of outs, which are increasing and hold no
+// group of the set.
+func (s *groupSet) withEmpty(outs []int) groupSet {
+	var r groupSet
+	r.reserve(s.len()+len(outs), len(s.flat))
+	i := 0
+	for _, g := range s.all() {
+		for ; i < len(outs) && outs[i] < g.out; i++ {
+			r.push(outs[i], nil)
+		}
+		r.push(g.out, g.srcs)
+	}
+	for ; i < len(outs); i++ {
+		r.push(outs[i], nil)
+	}
+	return r
 }
 
 // contributions enumerates a call's contributions (out, src positions) in

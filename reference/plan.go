@@ -59,7 +59,8 @@ func (k kind) String() string {
 
 // meanRule says how the count of a mean is formed:
 //
-//	count = (countSelf ? 1 : 0) + len(g.srcs), kept in the output's dtype
+//	count = (countSelf ? 1 : 0) + len(g.srcs), or counts[g.out] where
+//	        counts is set, kept in the output's dtype
 //	        (accumulated one at a time with the plan's rounding: it
 //	        saturates for 16-bit floats under perStep, and wraps for integers)
 //	count < 1 (torch_scatter) or count == 0 (torch) becomes 1
@@ -72,6 +73,11 @@ type meanRule struct {
 	// false: the exact count is converted once (PyTorch 2's float32 opmath
 	// buffer and int64 counts).
 	perStep bool
+	// counts: the count of every output position, in place of the group's
+	// contributions (torch_scatter's mean when the count it takes from the
+	// index as given differs from them; the plan then also holds an empty
+	// group for every position of a given out whose count is not 1).
+	counts []int64
 }
 
 // argRule describes torch_scatter's min/max argument output (int64, the

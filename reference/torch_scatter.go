@@ -475,9 +475,12 @@ func (ts tsCall) sum() (*plan, errs) {
 // usual cases; it does not when the index was stretched along dim (a 1-d
 // index of one element, a k-d index of size 1 at dim, a k-d index with
 // k <= dim) or when out is larger than src, where elements see a count
-// that differs from their contributions. The plan cannot say that, so such
-// a call is marked anything (judge: any outcome), and the reference folds
-// the plain mean. A 0-d index fails in Python (size[-1] of an empty list):
+// that differs from their contributions: src [1,2,3], index [0] sums 6
+// and divides it by 1. The plan then takes the count of every output
+// position (meanRule.counts), and a given out's positions that receive
+// nothing but whose count is not 1 are divided too, as empty groups
+// (src [[1,2]], index [0,0], dim 1, out ones(2,3): out[1][0] = 1/2).
+// A 0-d index fails in Python (size[-1] of an empty list):
 // ErrShapeMismatch. The count's own scatter checks the index dtype and
 // bounds again, which matters only when the broadcast index was empty.
 func (ts tsCall) meanCount(e *errs, out scatter.Tensor, p *plan) bool {
@@ -538,11 +541,21 @@ func (ts tsCall) meanCount(e *errs, out scatter.Tensor, p *plan) bool {
 	for _, g := range p.groups.all() {
 		natural[g.out] = int64(len(g.srcs))
 	}
-	for t, cnt := range indexValues(cb) {
-		if natural[t] > 0 && cnt != natural[t] || natural[t] == 0 && cnt != 1 && ts.hasOut {
-			p.anything = true
-			break
+	cv := indexValues(cb)
+	differs := false
+	var divided []int // positions of a given out without contributions whose count is not 1
+	for t, cnt := range cv {
+		switch {
+		case natural[t] > 0:
+			differs = differs || cnt != natural[t]
+		case cnt != 1 && ts.hasOut:
+			differs = true
+			divided = append(divided, t)
 		}
+	}
+	if differs {
+		p.mean.counts = cv
+		p.groups = p.groups.withEmpty(divided)
 	}
 	return true
 }

@@ -282,9 +282,11 @@ func TestTorchScatterPlans(t *testing.T) {
 	}
 }
 
-// TestTorchScatterMeanCount: where torch_scatter's count (built from the
-// index as given) is not the number of contributions, the plan says
-// anything; where it is, not.
+// TestTorchScatterMeanCount: torch_scatter's mean divides by a count built
+// from the index as given, not by the contributions, where the two differ
+// (an index stretched along dim, an out larger than src). The wanted values
+// are torch_scatter 2.1.2's on torch 2.14.1; counts says whether the plan
+// carries its own counts.
 func TestTorchScatterMeanCount(t *testing.T) {
 	ones := func(shape ...int) scatter.Tensor {
 		n := numel(shape)
@@ -294,20 +296,46 @@ func TestTorchScatterMeanCount(t *testing.T) {
 		}
 		return shaped(f32(v...), shape...)
 	}
+	arange := func(shape ...int) scatter.Tensor {
+		v := make([]float32, numel(shape))
+		for i := range v {
+			v[i] = float32(i)
+		}
+		return shaped(f32(v...), shape...)
+	}
+	full := func(x int64, shape ...int) scatter.Tensor {
+		v := make([]int64, numel(shape))
+		for i := range v {
+			v[i] = x
+		}
+		return shaped(i64(v...), shape...)
+	}
 	cases := []struct {
-		name     string
-		call     scatter.TorchScatter
-		anything bool
+		name   string
+		call   scatter.TorchScatter
+		want   []float64
+		counts bool
 	}{
-		{"1d", scatter.TorchScatter{Src: f32(1, 2, 3), Index: i64(0, 1, 0)}, false},
-		{"1d-along-dim1", scatter.TorchScatter{Src: ones(2, 3), Index: i64(0, 1, 0), Dim: scatter.Ptr(1)}, false},
-		{"k-d-leading", scatter.TorchScatter{Src: ones(2, 3, 4), Index: shaped(i64(0, 1, 0, 1, 1, 1), 2, 3), Dim: scatter.Ptr(1)}, false},
-		{"k-d-size-1-elsewhere", scatter.TorchScatter{Src: ones(2, 3), Index: shaped(i64(0, 1, 0), 1, 3), Dim: scatter.Ptr(1)}, false},
-		{"1-element-stretched-along-dim", scatter.TorchScatter{Src: f32(1, 2, 3), Index: i64(0)}, true},
-		{"size-1-at-dim", scatter.TorchScatter{Src: ones(2, 3), Index: shaped(i64(0, 1), 2, 1), Dim: scatter.Ptr(1)}, true},
-		{"k-d-with-k<=dim", scatter.TorchScatter{Src: ones(2, 2, 3), Index: shaped(i64(0, 1, 1, 1), 2, 2), Dim: scatter.Ptr(2)}, true},
-		{"out-larger", scatter.TorchScatter{Src: shaped(f32(1, 2), 1, 2), Index: i64(0, 0), Dim: scatter.Ptr(1), Out: ones(2, 3)}, true},
-		{"out-same", scatter.TorchScatter{Src: shaped(f32(1, 2), 1, 2), Index: i64(0, 0), Dim: scatter.Ptr(1), Out: ones(1, 3)}, false},
+		{"1d", scatter.TorchScatter{Src: f32(1, 2, 3), Index: i64(0, 1, 0)}, []float64{2, 2}, false},
+		{"1d-along-dim1", scatter.TorchScatter{Src: ones(2, 3), Index: i64(0, 1, 0), Dim: scatter.Ptr(1)}, []float64{1, 1, 1, 1}, false},
+		{"k-d-leading", scatter.TorchScatter{Src: ones(2, 3, 2), Index: shaped(i64(0, 1, 0, 1, 1, 1), 2, 3), Dim: scatter.Ptr(1)},
+			[]float64{1, 1, 1, 1, 0, 0, 1, 1}, false},
+		{"k-d-size-1-elsewhere", scatter.TorchScatter{Src: ones(2, 3), Index: shaped(i64(0, 1, 0), 1, 3), Dim: scatter.Ptr(1)}, []float64{1, 1, 1, 1}, false},
+		{"out-rows-without-contributions", scatter.TorchScatter{Src: arange(3, 4), Index: i64(0, 2, 0), Dim: scatter.Ptr(0), Out: ones(3, 4)},
+			[]float64{4.5, 5.5, 6.5, 7.5, 1, 1, 1, 1, 5, 6, 7, 8}, false},
+		{"out-same", scatter.TorchScatter{Src: shaped(f32(1, 2), 1, 2), Index: i64(0, 0), Dim: scatter.Ptr(1), Out: ones(1, 3)}, []float64{2, 1, 1}, false},
+		{"1-element-stretched-along-dim", scatter.TorchScatter{Src: f32(1, 2, 3), Index: i64(0)}, []float64{6}, true},
+		{"size-1-at-dim", scatter.TorchScatter{Src: ones(2, 3), Index: shaped(i64(0, 1), 2, 1), Dim: scatter.Ptr(1)}, []float64{3, 0, 0, 3}, true},
+		{"k-d-with-k<=dim", scatter.TorchScatter{Src: ones(2, 2, 3), Index: shaped(i64(0, 1, 1, 1), 2, 2), Dim: scatter.Ptr(2)},
+			[]float64{3, 0, 0, 3, 0, 3, 0, 1.5}, true},
+		{"size-1-at-dim-with-out", scatter.TorchScatter{Src: arange(3, 4), Index: shaped(i64(0, 2, 0), 3, 1), Dim: scatter.Ptr(1), Out: ones(3, 4)},
+			[]float64{7, 1, 1, 1, 1, 1, 23, 1, 39, 1, 1, 1}, true},
+		{"out-larger", scatter.TorchScatter{Src: shaped(f32(1, 2), 1, 2), Index: i64(0, 0), Dim: scatter.Ptr(1), Out: ones(2, 3)},
+			[]float64{2, 1, 1, 0.5, 1, 1}, true},
+		{"out-larger-int64", scatter.TorchScatter{Src: shaped(i64(1, 2), 1, 2), Index: i64(0, 0), Dim: scatter.Ptr(1), Out: full(7, 2, 3)},
+			[]float64{5, 7, 7, 3, 7, 7}, true},
+		{"out-larger-int64-floor", scatter.TorchScatter{Src: shaped(i64(1, 2), 1, 2), Index: i64(0, 0), Dim: scatter.Ptr(1), Out: full(-7, 2, 3)},
+			[]float64{-2, -7, -7, -4, -7, -7}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -316,8 +344,18 @@ func TestTorchScatterMeanCount(t *testing.T) {
 			if es != nil {
 				t.Fatalf("errors %v", es)
 			}
-			if p.anything != tc.anything {
-				t.Errorf("anything %v, want %v", p.anything, tc.anything)
+			if p.anything {
+				t.Errorf("anything: the outcome is defined")
+			}
+			if got := p.mean.counts != nil; got != tc.counts {
+				t.Errorf("own counts %v, want %v", got, tc.counts)
+			}
+			res, err := New(scatter.Torch2).Run(tc.call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := floats(res.Out); !sameFloats(got, tc.want) {
+				t.Errorf("out %v, want %v", got, tc.want)
 			}
 		})
 	}
