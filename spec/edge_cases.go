@@ -1311,6 +1311,66 @@ func edgeCases() []Case {
 			Want: f32(6, 10),
 		},
 		{
+			Name:   "torch_scatter.scatter/mean/float32/1-element-index-stretched-along-dim",
+			Labels: ecLabels(opTS, F32, torch, "mean", "broadcast", "count-from-index"),
+			Source: "SEMANTICS.md §8.1 (scatter_mean's count is scatter_sum(ones(index.size()), index, ...): the index as given, not broadcast); " +
+				"scatter_mean([1,2,3], [0]) sums 6 over the broadcast index and divides it by the count 1: [6], " + "torch_scatter 2.1.2 on torch 2.14.1",
+			Call: scatter.TorchScatter{Src: f32(1, 2, 3), Index: i64(0), Reduce: scatter.ReduceMean},
+			Want: f32(6),
+		},
+		{
+			Name:   "torch_scatter.scatter/mean/float32/k-d-index-of-size-1-at-dim",
+			Labels: ecLabels(opTS, F32, torch, "mean", "broadcast", "count-from-index"),
+			Source: "SEMANTICS.md §8.1 (the count of an index of shape (2,1) along dim 1 is 1 where each row's sum has 3 terms); " +
+				"scatter_mean(ones(2,3), [[0],[1]], dim=1) = [[3,0],[0,3]], " + "torch_scatter 2.1.2 on torch 2.14.1",
+			Call: scatter.TorchScatter{Src: full(F32, 1, 2, 3), Index: shape(i64(0, 1), 2, 1), Dim: scatter.Ptr(1), Reduce: scatter.ReduceMean},
+			Want: shape(f32(3, 0, 0, 3), 2, 2),
+		},
+		{
+			Name:   "torch_scatter.scatter/mean/float32/k-d-index-of-rank-at-most-dim",
+			Labels: ecLabels(opTS, F32, torch, "mean", "broadcast", "count-from-index"),
+			Source: "SEMANTICS.md §8.1 (index.dim() <= dim: the count runs along index_dim = index.dim()-1); " +
+				"scatter_mean(ones(2,2,3), [[0,1],[1,1]], dim=2) = [[[3,0],[0,3]],[[0,3],[0,1.5]]], " + "torch_scatter 2.1.2 on torch 2.14.1",
+			Call: scatter.TorchScatter{Src: full(F32, 1, 2, 2, 3), Index: shape(i64(0, 1, 1, 1), 2, 2), Dim: scatter.Ptr(2), Reduce: scatter.ReduceMean},
+			Want: shape(f32(3, 0, 0, 3, 0, 3, 0, 1.5), 2, 2, 2),
+		},
+		{
+			Name:   "torch_scatter.scatter/mean/float32/out-larger-than-src",
+			Labels: ecLabels(opTS, F32, torch, "mean", "out", "count-from-index"),
+			Source: "SEMANTICS.md §8.1 (the count, over out.size(dim), is broadcast to out: out's rows that src does not reach are divided too); " +
+				"scatter_mean([[1,2]], [0,0], dim=1, out=ones(2,3)) = [[(1+1+2)/2,1,1],[1/2,1,1]], " + "torch_scatter 2.1.2 on torch 2.14.1",
+			Call: scatter.TorchScatter{Src: shape(f32(1, 2), 1, 2), Index: i64(0, 0), Dim: scatter.Ptr(1), Out: full(F32, 1, 2, 3),
+				Reduce: scatter.ReduceMean},
+			Want: shape(f32(2, 1, 1, 0.5, 1, 1), 2, 3),
+		},
+		{
+			Name:   "torch_scatter.scatter/mean/int64/out-larger-than-src-floors",
+			Labels: ecLabels(opTS, I64, torch, "mean", "out", "floor-division", "count-from-index"),
+			Source: "SEMANTICS.md §8.1 (as out-larger-than-src, with floor division); " +
+				"scatter_mean([[1,2]], [0,0], dim=1, out=full((2,3),-7)) = [[-2,-7,-7],[-4,-7,-7]], " + "torch_scatter 2.1.2 on torch 2.14.1",
+			Call: scatter.TorchScatter{Src: shape(i64(1, 2), 1, 2), Index: i64(0, 0), Dim: scatter.Ptr(1), Out: full(I64, -7, 2, 3),
+				Reduce: scatter.ReduceMean},
+			Want: shape(i64(-2, -7, -7, -4, -7, -7), 2, 3),
+		},
+		{
+			Name:   "torch_scatter.scatter/mean/float16/out-larger-than-src",
+			Labels: ecLabels(opTS, F16, torch, "mean", "out", "count-from-index"),
+			Source: "SEMANTICS.md §8.1 (as out-larger-than-src, in float16); " +
+				"scatter_mean([[1,2]], [0,0], dim=1, out=full((2,3),7)) = [[5,7,7],[3.5,7,7]], " + "torch_scatter 2.1.2 on torch 2.14.1",
+			Call: scatter.TorchScatter{Src: shape(f16(1, 2), 1, 2), Index: i64(0, 0), Dim: scatter.Ptr(1), Out: full(F16, 7, 2, 3),
+				Reduce: scatter.ReduceMean},
+			Want: shape(f16(5, 7, 7, 3.5, 7, 7), 2, 3),
+		},
+		{
+			Name:   "torch_scatter.scatter/mean/float32/index-of-size-1-at-dim-with-out",
+			Labels: ecLabels(opTS, F32, torch, "mean", "out", "broadcast", "count-from-index"),
+			Source: "SEMANTICS.md §8.1 (out's values summed, the count taken from the (3,1) index); " +
+				"scatter_mean(arange(12.).reshape(3,4), [[0],[2],[0]], dim=1, out=ones(3,4)) = [[7,1,1,1],[1,1,23,1],[39,1,1,1]], " + "torch_scatter 2.1.2 on torch 2.14.1",
+			Call: scatter.TorchScatter{Src: shape(arange(F32, 0, 12), 3, 4), Index: shape(i64(0, 2, 0), 3, 1), Dim: scatter.Ptr(1), Out: full(F32, 1, 3, 4),
+				Reduce: scatter.ReduceMean},
+			Want: shape(f32(7, 1, 1, 1, 1, 1, 23, 1, 39, 1, 1, 1), 3, 4),
+		},
+		{
 			Name:   "torch_scatter.scatter/mean/int8/count-overflow",
 			Labels: ecLabels(opTS, I8, torch, "mean", "overflow", "count-dtype"),
 			Source: "SEMANTICS.md §12, torch_scatter row (scatter_mean(ones(130, int8), zeros(130)) = [-126]: the sum wraps to -126, the int8 count -126 < 1 becomes 1)",
