@@ -190,6 +190,9 @@ var zoo = []mutantEntry{
 	{name: "mean-count-wraps",
 		bug:   "a float mean keeps its count in 16 bits, so a group of 65,536 operands or more (self included where counted) is divided by the count modulo 2^16 (1 where that is 0)",
 		build: meanCountWraps},
+	{name: "ts-mean-counts-contributions",
+		bug:   "torch_scatter's float mean divides each element by the contributions it receives (a segment mean over the broadcast index) instead of by the count torch_scatter takes from the index as given, broadcast to out: an index stretched along dim, or an out larger than src, gives the plain mean",
+		build: tsMeanCountsContributions},
 
 	// rounding (mutants_rounding.go)
 	{name: "rounds-toward-zero",
@@ -1147,13 +1150,29 @@ func sumWithSelfFromZero(p scatter.Profile) runFunc {
 func meanCountWraps(p scatter.Profile) runFunc {
 	return groupEdit(p, func(g reference.Folds) bool { return g.Reduce == scatter.ReduceMean },
 		func(g reference.Folds, grp reference.FoldGroup, out scatter.Tensor) {
-			n := len(grp.Srcs)
-			if g.MeanCountsSelf {
-				n++
-			}
+			n := g.Count(grp)
 			if n >= 1<<16 {
 				w := max(n%(1<<16), 1)
 				scatter.SetFloat(out.Data, grp.Out, scatter.Float64At(out.Data, grp.Out)*float64(n)/float64(w))
+			}
+		})
+}
+
+// tsMeanCountsContributions builds the mutant ts-mean-counts-contributions:
+// where torch_scatter's count (Folds.MeanCounts) is not an element's
+// number of contributions, the element is divided by that number instead,
+// taken here as the right mean times count / contributions; an element of
+// out that receives nothing keeps out's value.
+func tsMeanCountsContributions(p scatter.Profile) runFunc {
+	return groupEdit(p, func(g reference.Folds) bool { return g.Reduce == scatter.ReduceMean && g.MeanCounts != nil },
+		func(g reference.Folds, grp reference.FoldGroup, out scatter.Tensor) {
+			n, c := int64(len(grp.Srcs)), g.Count(grp)
+			switch {
+			case n == c:
+			case n == 0:
+				scatter.SetFloat(out.Data, grp.Out, scatter.Float64At(g.Init.Data, grp.Out))
+			default:
+				scatter.SetFloat(out.Data, grp.Out, scatter.Float64At(out.Data, grp.Out)*float64(c)/float64(n))
 			}
 		})
 }
