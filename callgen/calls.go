@@ -856,6 +856,12 @@ func (g *Drawer) tsIndexShape(form tsIndexForm, S []int, d int, valid bool) ([]i
 			I[j] = 1
 		}
 	}
+	if d < k && g.Chance(15) {
+		// stretched along dim: every src element of a line goes to one
+		// target, and scatter_mean's count, taken from the index as
+		// given, is not the number of contributions
+		I[d] = 1
+	}
 	if k >= 2 && k < len(S) && g.Chance(25) {
 		// src's trailing dims the index's shape too (S changes), where
 		// NumPy's broadcasting would line the index up instead; kept
@@ -874,6 +880,22 @@ func (g *Drawer) tsIndexShape(form tsIndexForm, S []int, d int, valid bool) ([]i
 		return I, d
 	}
 	return I, -1
+}
+
+// tsCountStretches reports whether scatter_mean's count, built over an
+// index of shape I and broadcast to out as torch_scatter does, stretches
+// along out's dimension k (k != d): a 1-d count lands on d, a k-d one on
+// out's leading dimensions, where its size is I[k] except along the
+// dimension it was counted on (d, or I's last where I has d or fewer
+// dimensions), whose size is out's along d.
+func tsCountStretches(I []int, d, k int) bool {
+	switch {
+	case len(I) <= 1 || k >= len(I):
+		return true
+	case len(I) <= d && k == len(I)-1:
+		return false
+	}
+	return I[k] == 1
 }
 
 // torchScatterCall draws a torch_scatter 2.x scatter call.
@@ -977,13 +999,18 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 		os := slices.Clone(srcShape)
 		if len(os) > 0 {
 			os[d] = N
-			if outBad {
-				k := g.IntRange(0, len(os)-1)
+			switch k := g.IntRange(0, len(os)-1); {
+			case outBad:
 				if k != d && os[k] > 0 {
 					os[k]--
 				} else {
 					os = append(os, 1)
 				}
+			case (sums || reduce == scatter.ReduceMean && tsCountStretches(I, d, k)) && k != d && g.Chance(20):
+				// larger than src off dim, as scatter_add_ allows: the
+				// rest of out is summed over nothing, and a mean's count
+				// (broadcast to out) divides it too
+				os[k] += g.IntRange(1, 2)
 			}
 		}
 		outSpec := RoundingValues()
