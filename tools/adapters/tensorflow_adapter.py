@@ -65,6 +65,11 @@ Answered unsupported:
   by a count that does not, which tf.math.unsorted_segment_mean cannot
   express; and on an integer dtype or bool (the float64 true division
   below);
+- torch_scatter.scatter mean whose count, taken from the index as given,
+  is not an element's number of members: an index stretched along dim (a
+  1-d index of one element, a k-d index of size 1 at dim or of rank at
+  most dim), where torch_scatter divides [1,2,3] by 1 for index [0] and
+  unsorted_segment_mean by 3;
 - add, multiply, sum, prod, mean, amax, amin on bool: TensorFlow has no
   bool kernel for TensorScatterAdd/Max/Min (NotFoundError "Could not find
   device for node") nor for the segment reductions (PyTorch ORs and ANDs);
@@ -96,7 +101,7 @@ import numpy as np  # noqa: E402
 
 from wire import PROTOCOL, MAX_ELEMS, DTYPES, fail, name_of, serve  # noqa: E402
 from torchrules import as1d, scalar_to, scatter_checks, gather_checks, identity, dim_targets  # noqa: E402
-from tsrules import ts1_prepare, ts2_prepare  # noqa: E402
+from tsrules import ts1_prepare, ts2_prepare, ts_broadcast  # noqa: E402
 
 import tensorflow as tf  # noqa: E402
 
@@ -202,6 +207,8 @@ def op_gather(inp, dim, index):
 MAX_OUTPUT_ELEMS = MAX_ELEMS
 TS_MEAN = ("torch_scatter.scatter mean with out divides a sum that includes out by a count that does not; "
            "tf.math.unsorted_segment_mean has no such form")
+TS_MEAN_COUNT = ("torch_scatter.scatter mean divides by a count taken from the index as given, here not the number of "
+                 "members of every element (an index stretched along dim); tf.math.unsorted_segment_mean counts the members")
 TS_ARG = "torch_scatter.scatter with %s returns the position of each extreme (arg), which no TensorFlow segment reduction gives"
 
 
@@ -218,15 +225,27 @@ def ts_mean_count(index, dim, size):
     given (not broadcast), along dim or the index's last dimension, size
     out.size(dim) long: that scatter, done here by
     tf.tensor_scatter_nd_add, checks the index against size even where src
-    is empty. Its values are those of unsorted_segment_mean's own count."""
+    is empty. Returns the count, 0 raised to 1 (before its broadcast)."""
     if index.ndim == 0:
         fail("shape_mismatch", "scatter_mean's count of a 0-d index")
     index_dim = dim if index.ndim > dim else index.ndim - 1
     csize = list(index.shape)
     csize[index_dim] = size
+    count = tf.zeros(csize, tf.int64)
     if index.size:
         t, _ = nd_targets(index_dim, index)
-        tf.tensor_scatter_nd_add(tf.zeros(csize, tf.int64), t, tf.ones([t.shape[0]], tf.int64))
+        count = tf.tensor_scatter_nd_add(count, t, tf.ones([t.shape[0]], tf.int64))
+    return np.maximum(count.numpy(), 1)
+
+
+def members(shape, dim, bindex):
+    """The number of members of every element of a new out of that shape:
+    what unsorted_segment_mean divides by."""
+    n = np.zeros(shape, dtype=np.int64)
+    if bindex.size:
+        t, _ = dim_targets(dim, bindex)
+        np.add.at(n, t, 1)
+    return n
 
 
 def op_ts1_scatter_add(src, index, dim, out, dim_size, fill_value):
@@ -261,7 +280,10 @@ def op_ts2_scatter(src, index, dim, out, dim_size, reduce):
     if bindex.size:
         out = ts_segment(reduce if reduce == "mean" else "sum", out, p.odim, bindex, src)
     if reduce == "mean":
-        ts_mean_count(index, p.dim, out.shape[p.odim])
+        count = ts_broadcast(ts_mean_count(index, p.dim, out.shape[p.odim]), out.shape, p.given_dim)
+        n = members(out.shape, p.odim, bindex)
+        if np.any((n > 0) & (n != count)):
+            fail("unsupported", TS_MEAN_COUNT)
     return out.reshape(p.shape)
 
 
