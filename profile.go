@@ -138,6 +138,18 @@ func (p Profile) IndexMeanCountPerStep(selfDim, dim int, idx DType) bool {
 	return p.RoundsPerStep() || idx != DTInt64 || selfDim <= 1 || (dim > 0 && dim < selfDim-1)
 }
 
+// ExpandedPathIndexRows reports whether the expanded-index fast path of
+// scatter_add_ and scatter_reduce_ (a floating self, dim 0, an index
+// expanded over rows of 16 or more elements: reference/expanded_index.go)
+// steps through self by the index's rows, K = index.numel() / index.size(0)
+// elements each, whatever self's rows are: where self is wider than the
+// index off dim 0 (a torch_scatter out larger than src), the sums of
+// index row m land at self's flat offsets m*K to m*K+K-1 instead of in
+// self's row m (2.14: scatter_add_ of ones(1,16) at row 1 of zeros(2,17)
+// writes out[0,16] and out[1,0:15]). 2.6 writes them in row m; 1.13 has
+// no such path.
+func (p Profile) ExpandedPathIndexRows() bool { return p == Torch2 }
+
 // IndexReduceExactShape reports whether index_reduce demands that source
 // has self's shape but along dim (2.x: index_func_meta_impl's "source
 // tensor shape must match self tensor shape, excluding the specified

@@ -14,7 +14,9 @@ import "github.com/scatterconf/scatter"
 // index never takes the path, and the oracle answers a view as its copy;
 // torch_scatter's sums and means broadcast the index to src's shape, a
 // view that takes it where the rest holds (below: dim 0, a floating
-// dtype, 16 elements per row, a contiguous src).
+// dtype, 16 elements per row, a contiguous src), so the oracle models the
+// path for them: the int32 error, and on 2.14 the row length its kernel
+// assumes (indexRowsOnExpandedPath).
 
 // expandedIndexPath reports whether out.scatter_add_(wd, index, src) takes
 // the fast path, for an index of shape shape and strides strides (as
@@ -50,6 +52,34 @@ func int32OnExpandedPath(e *errs, prof scatter.Profile, idxDT, dt scatter.DType,
 	}
 	e.add(scatter.ErrIndexDType, "expected scalar type Long but found Int (scatter_add_'s expanded-index path)")
 	return true
+}
+
+// indexRowsOnExpandedPath returns the groups of a torch_scatter sum that
+// takes the expanded-index path (shape: the broadcast index's and src's,
+// src contiguous in shape's row-major order; bidx: the broadcast index,
+// in range) under a profile whose path steps through out by the index's
+// rows (scatter.Profile.ExpandedPathIndexRows), where out's rows are longer
+// than the index's K elements: src position p = i*K + j goes to out's flat
+// offset index[i]*K + j, in out's rows only where K is out's row length.
+// Every offset is inside out, whose rows are at least K long (scatter_add_
+// checks index.size(d) <= self.size(d) off dim). ok is false where the
+// usual groups hold.
+func indexRowsOnExpandedPath(prof scatter.Profile, dt scatter.DType, out scatter.Tensor, wd int, shape []int,
+	strides func() []int, srcContiguous bool, bidx scatter.Tensor) (groupSet, bool) {
+	if !prof.ExpandedPathIndexRows() || !expandedIndexPath(dt, out, wd, shape, strides(), srcContiguous) {
+		return groupSet{}, false
+	}
+	K := numel(shape) / shape[0]
+	if out.NumEl()/out.Shape[0] == K {
+		return groupSet{}, false
+	}
+	at := indexAt(bidx)
+	return groupBy(out.NumEl(), func(yield func(out, src int)) {
+		walk(shape, func(p int, idx []int) bool {
+			yield(int(at(idx))*K+p%K, p)
+			return true
+		})
+	}), true
 }
 
 // expandTo is expandStrides for shapes known to expand (nil if not).

@@ -318,6 +318,11 @@ func planTorchScatterAdd(c scatter.TorchScatterAdd, prof scatter.Profile) (*plan
 	if !boundsCheck(&e, bidx, wd, sizeAt(out, wd)) {
 		return nil, e
 	}
+	if g, ok := indexRowsOnExpandedPath(prof, dt, out, wd, bshape,
+		func() []int { return ts1IndexStrides(c.Index.Shape, d, S, bshape) }, !expandsAny(S, bshape), bidx); ok {
+		p.groups = g
+		return p, nil
+	}
 	p.groups = tsGroups(bidx, bshape, wd, shapeOrScalar(out))
 	return p, nil
 }
@@ -449,7 +454,12 @@ func (ts tsCall) sum() (*plan, errs) {
 		if !boundsCheck(&e, ts.bidx, wd, sizeAt(out, wd)) {
 			return nil, e
 		}
-		p.groups = tsGroups(ts.bidx, S, wd, shapeOrScalar(out))
+		g, ok := indexRowsOnExpandedPath(ts.prof, dt, out, wd, S,
+			func() []int { return tsBroadcastStrides(c.Index.Shape, ts.d, S) }, true, ts.bidx)
+		if !ok {
+			g = tsGroups(ts.bidx, S, wd, shapeOrScalar(out))
+		}
+		p.groups = g
 	}
 	if ts.k == kMean {
 		p.mean = &meanRule{clampBelow: true, perStep: opmathPerStep(ts.prof)}
