@@ -190,6 +190,10 @@ var zoo = []mutantEntry{
 	{name: "mean-count-wraps",
 		bug:   "a float mean keeps its count in 16 bits, so a group of 65,536 operands or more (self included where counted) is divided by the count modulo 2^16 (1 where that is 0)",
 		build: meanCountWraps},
+	{name: "expanded-path-rows-in-place",
+		bug:      "torch_scatter's sums and means into an out wider than src off dim 0 put each index row in out's row, as torch 2.6 does, where torch 2.14's expanded-index path (dim 0, a floating dtype, rows of 16 or more elements) lays row m at out's flat offsets m*K onwards, K the index's row length (a PyTorch 2.14 bug)",
+		run:      expandedPathRowsInPlace,
+		profiles: []scatter.Profile{scatter.Torch2}},
 	{name: "ts-mean-counts-contributions",
 		bug:   "torch_scatter's float mean divides each element by the contributions it receives (a segment mean over the broadcast index) instead of by the count torch_scatter takes from the index as given, broadcast to out: an index stretched along dim, or an out larger than src, gives the plain mean",
 		build: tsMeanCountsContributions},
@@ -1156,6 +1160,26 @@ func meanCountWraps(p scatter.Profile) runFunc {
 				scatter.SetFloat(out.Data, grp.Out, scatter.Float64At(out.Data, grp.Out)*float64(n)/float64(w))
 			}
 		})
+}
+
+// expandedPathRowsInPlace runs torch_scatter's calls with an out and an
+// int64 index as torch 2.6 does (reference, profile torch-2.6): there,
+// and nowhere else, torch 2.14 differs from 2.6 by its expanded-index
+// path's row length (scatter.Profile.ExpandedPathIndexRows; the int32
+// index, the fill value and the float scalars that also differ are not
+// in such calls). Other calls run as b runs them.
+func expandedPathRowsInPlace(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
+	var out, index scatter.Tensor
+	switch c := c.(type) {
+	case scatter.TorchScatter:
+		out, index = c.Out, c.Index
+	case scatter.TorchScatterAdd:
+		out, index = c.Out, c.Index
+	}
+	if out.IsZero() || index.DType() != scatter.DTInt64 {
+		return b.Run(c)
+	}
+	return reference.New(scatter.Torch26).Run(c)
 }
 
 // tsMeanCountsContributions builds the mutant ts-mean-counts-contributions:

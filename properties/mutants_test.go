@@ -107,6 +107,13 @@ var longTier = map[string]string{
 	"mean-count-wraps":        "needs a mean of a group of 2^16 operands or more: the spec's one-target means kill it (spec.TestSpecKillsMutants)",
 }
 
+// specOnly lists the mutants whose bug the default budget's random calls
+// meet too rarely to count on, with the spec cases that kill them
+// (spec.TestSpecKillsMutants holds them).
+var specOnly = map[string]string{
+	"expanded-path-rows-in-place": "needs a torch_scatter call on torch 2.14's expanded-index path (dim 0, floating, rows of 16 or more) into an out wider than src: the spec's expanded-path cases kill it",
+}
+
 // TestMutants checks that the default budget kills every mutant of the
 // zoo at the conformant level (any correct order, rigorous sets: the
 // mutant presented as a backend that does not claim determinism), and
@@ -126,6 +133,10 @@ func TestMutants(t *testing.T) {
 		names[m.Name] = true
 		if why, ok := longTier[m.Name]; ok {
 			t.Logf("%s: a long-tier mutant, %s", m.Name, why)
+			continue
+		}
+		if why, ok := specOnly[m.Name]; ok {
+			t.Logf("%s: %s", m.Name, why)
 			continue
 		}
 		t.Run(m.Name, func(t *testing.T) {
@@ -180,7 +191,7 @@ func TestMutants(t *testing.T) {
 			}
 		})
 	}
-	for _, table := range []map[string]string{conformantBlind, longTier} {
+	for _, table := range []map[string]string{conformantBlind, longTier, specOnly} {
 		for name := range table {
 			if !names[name] {
 				t.Errorf("a table names %q, which is not in the zoo", name)
