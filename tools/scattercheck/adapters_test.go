@@ -100,11 +100,14 @@ func TestNumpyAdapterGate(t *testing.T) {
 		// Every other strict failure is one of NumPy's two known
 		// differences: its float16 arithmetic, and the sign of the zero
 		// that np.maximum keeps from a tie of -0.0 and 0.0 (two spec
-		// cases). The rules that PyTorch checks, in its order (the
-		// adapters' torchrules.py and tsrules.py), must hold at the strict
-		// level: which error comes first included.
+		// cases); or torch 2.14's expanded-index path, whose row length
+		// the port does not copy (PROFILES.md). The rules that PyTorch
+		// checks, in its order (the adapters' torchrules.py and
+		// tsrules.py), must hold at the strict level: which error comes
+		// first included.
 		half := c.DType == "float16" || c.Failure != nil && strings.Contains(c.Failure.Report, "float16[")
-		if !half && !strings.Contains(c.ID, "/tie-") {
+		rows := c.Failure != nil && c.Failure.LikelyBug != nil && c.Failure.LikelyBug.Mutant == "expanded-path-rows-in-place"
+		if !half && !rows && !strings.Contains(c.ID, "/tie-") {
 			t.Errorf("strict: %s fails, not for float16 arithmetic or a tie's zero sign: %s", c.ID, c.Failure.Summary)
 		}
 	}

@@ -82,13 +82,17 @@ type jsonOut struct {
 			Reason  string `json:"reason"`
 			Note    string `json:"note"`
 			Failure *struct {
-				Kind    string `json:"kind"`
-				Summary string `json:"summary"`
-				Report  string `json:"report"`
-				Request string `json:"request"`
-				PyTorch string `json:"pytorch"`
-				Shrunk  bool   `json:"shrunk"`
-				Stderr  string `json:"stderr"`
+				Kind      string `json:"kind"`
+				Summary   string `json:"summary"`
+				Report    string `json:"report"`
+				Request   string `json:"request"`
+				PyTorch   string `json:"pytorch"`
+				Shrunk    bool   `json:"shrunk"`
+				Stderr    string `json:"stderr"`
+				LikelyBug *struct {
+					Mutant string   `json:"mutant"`
+					Also   []string `json:"also"`
+				} `json:"likely_bug"`
 			} `json:"failure"`
 		} `json:"cases"`
 	} `json:"runs"`
