@@ -834,7 +834,7 @@ const (
 // tsIndexShape returns an index shape of the given form for src shape S
 // and dim d, and the index's own dimension that runs along d (-1: none).
 // A leading index may set S's trailing dims to its own shape.
-func (g *Drawer) tsIndexShape(form tsIndexForm, S []int, d int, valid bool) ([]int, int) {
+func (g *Drawer) tsIndexShape(form tsIndexForm, S []int, d int, valid bool, stretch int) ([]int, int) {
 	switch form {
 	case tsVector:
 		return []int{S[d]}, 0
@@ -856,7 +856,7 @@ func (g *Drawer) tsIndexShape(form tsIndexForm, S []int, d int, valid bool) ([]i
 			I[j] = 1
 		}
 	}
-	if d < k && g.Chance(15) {
+	if d < k && g.Chance(stretch) {
 		// stretched along dim: every src element of a line goes to one
 		// target, and scatter_mean's count, taken from the index as
 		// given, is not the number of contributions
@@ -933,14 +933,21 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 	if d != r-1 || g.Chance(70) {
 		dim = scatter.Ptr(g.DimArg(d, r))
 	}
-	form := tsIndexForm(g.pick(50, 30, 20))
+	// a mean's count is taken from the index as given: a leading index
+	// stretched along dim (or of rank at most dim) and an out larger
+	// than src show it, so a mean draws them more often
+	mean := reduce == scatter.ReduceMean
+	form, stretch, larger := tsIndexForm(g.pick(50, 30, 20)), 15, 20
+	if mean {
+		form, stretch, larger = tsIndexForm(g.pick(30, 25, 45)), 40, 50
+	}
 	switch {
 	case g.o.Want.Vector:
 		form = tsVector
 	case crowded && form == tsLeading:
 		form = tsFull // (a 1-d leading index would be read along dim)
 	}
-	I, fd := g.tsIndexShape(form, S, d, g.o.Valid)
+	I, fd := g.tsIndexShape(form, S, d, g.o.Valid, stretch)
 	N := g.IntRange(1, 5)
 	var dimSize *int
 	hasOut := g.Chance(20)
@@ -1006,7 +1013,7 @@ func (g *Drawer) torchScatterCall() scatter.Call {
 				} else {
 					os = append(os, 1)
 				}
-			case (sums || reduce == scatter.ReduceMean && tsCountStretches(I, d, k)) && k != d && g.Chance(20):
+			case (sums || mean && tsCountStretches(I, d, k)) && k != d && g.Chance(larger):
 				// larger than src off dim, as scatter_add_ allows: the
 				// rest of out is summed over nothing, and a mean's count
 				// (broadcast to out) divides it too
