@@ -672,3 +672,33 @@ func TestRunningErrorTighter(t *testing.T) {
 		}
 	}
 }
+
+// TestApproxText: a product's bound is written to 10 digits while its
+// exponent is small, from its logarithm past that, where big.Float's
+// decimal conversion would take seconds.
+func TestApproxText(t *testing.T) {
+	pow := func(b float64, n int) *big.Float {
+		x := new(big.Float).SetPrec(200).SetFloat64(1)
+		f := new(big.Float).SetPrec(200).SetFloat64(b)
+		for range n {
+			x.Mul(x, f)
+		}
+		return x
+	}
+	for _, tc := range []struct {
+		x    *big.Float
+		want string
+	}{
+		{big.NewFloat(0), "0"},
+		{big.NewFloat(1234.5), "1234.5"},
+		{pow(2, 4000), pow(2, 4000).Text('g', 10)},
+		{pow(1e300, 30000), "1.00000e+9000000"},
+		{pow(2, 100000), "9.99002e+30102"}, // 2^100000 = 9.990020930...e30102
+		{pow(0.5, 100000), "1.00100e-30103"},
+		{pow(10, 5000), "1.00000e+5000"},
+	} {
+		if got := approxText(tc.x); got != tc.want {
+			t.Errorf("approxText(2^%d·…) = %s, want %s", tc.x.MantExp(nil), got, tc.want)
+		}
+	}
+}
