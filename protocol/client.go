@@ -516,6 +516,7 @@ func (c *Client) kill() {
 // process group.
 type child struct {
 	cmd    *exec.Cmd
+	mark   string   // the MarkEnv value of every process it starts
 	stdin  *os.File // our end of its standard input
 	stdout *os.File // our end of its standard output
 	br     *bufio.Reader
@@ -554,7 +555,8 @@ func startChild(command string, opts ClientOptions, stderr io.Writer) (*child, e
 		return nil, err
 	}
 	cmd := groupCommand(command)
-	cmd.Env = append(os.Environ(), opts.Env...)
+	mark := newMark()
+	cmd.Env = append(append(os.Environ(), opts.Env...), MarkEnv+"="+mark) // (the last of a name wins)
 	cmd.Dir = opts.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	err = cmd.Start()
@@ -567,7 +569,7 @@ func startChild(command string, opts ClientOptions, stderr io.Writer) (*child, e
 		errR.Close()
 		return nil, err
 	}
-	p := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, guard: startGuard(cmd.Process.Pid), br: bufio.NewReaderSize(outR, 64<<10),
+	p := &child{cmd: cmd, mark: mark, stdin: inW, stdout: outR, stderr: errR, guard: startGuard(cmd.Process.Pid, mark), br: bufio.NewReaderSize(outR, 64<<10),
 		exited: make(chan struct{}), errCopied: make(chan struct{})}
 	go func() {
 		io.CopyBuffer(stderr, errR, make([]byte, 32<<10))
@@ -597,18 +599,20 @@ func (p *child) stop(grace, killGrace time.Duration) string {
 	return p.waitErr.Error()
 }
 
-// terminate ends the child's whole process group, whatever is left of it:
-// SIGTERM, then SIGKILL once killGrace has passed with a process of the
-// group still there. It returns once the child has been waited for; a
-// second call waits for the first.
+// terminate ends the child's whole process group, whatever is left of it,
+// and every process that carries its mark outside the group (MarkEnv):
+// SIGTERM, then SIGKILL once killGrace has passed with one of them still
+// there. It returns once the child has been waited for; a second call
+// waits for the first.
 func (p *child) terminate(killGrace time.Duration) {
 	p.ended.Do(func() {
 		signalGroup(p.cmd, false)
+		termMarked(p.mark)
 		deadline := time.Now().Add(killGrace)
 		for {
 			select {
 			case <-p.exited:
-				if !groupAlive(p.cmd, p.guard.pid()) {
+				if !groupAlive(p.cmd, p.guard.pid()) && !markedAlive(p.mark) {
 					p.closePipes()
 					return
 				}
@@ -620,6 +624,7 @@ func (p *child) terminate(killGrace time.Duration) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		signalGroup(p.cmd, true)
+		killMarked(p.mark)
 		<-p.exited
 		p.closePipes()
 	})

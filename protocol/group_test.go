@@ -27,6 +27,12 @@ import (
 // a file, then runs the helper in mode; and a function that waits for the
 // pid file.
 func spawning(t *testing.T, mode string, ignoreTerm bool) (string, func() int) {
+	return spawningAs(t, mode, ignoreTerm, "")
+}
+
+// spawningAs is spawning with the grandchild started by prefix: "setsid "
+// puts it in a session (and a process group) of its own.
+func spawningAs(t *testing.T, mode string, ignoreTerm bool, prefix string) (string, func() int) {
 	t.Helper()
 	pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
 	trap := ""
@@ -34,7 +40,7 @@ func spawning(t *testing.T, mode string, ignoreTerm bool) (string, func() int) {
 		trap = `trap "" TERM; `
 	}
 	// the grandchild writes its own pid, then becomes a sleep
-	cmd := "sh -c '" + trap + "echo $$ > " + pidFile + "; exec sleep 300' & " +
+	cmd := prefix + "sh -c '" + trap + "echo $$ > " + pidFile + "; exec sleep 300' & " +
 		"export " + helperEnv + "=" + mode + "; " + helperCommand()
 	return cmd, func() int {
 		deadline := time.Now().Add(10 * time.Second)
@@ -87,19 +93,26 @@ func TestClientEndsTheProcessGroup(t *testing.T) {
 		mode       string
 		ignoreTerm bool
 		end        func(t *testing.T, c *Client)
+		prefix     string // of the grandchild's command
 	}{
-		{"close", "serve", false, func(t *testing.T, c *Client) { c.Close() }},
-		{"close, grandchild ignores SIGTERM", "serve", true, func(t *testing.T, c *Client) { c.Close() }},
-		{"terminate", "serve", false, func(t *testing.T, c *Client) { c.Terminate() }},
+		{"close", "serve", false, func(t *testing.T, c *Client) { c.Close() }, ""},
+		{"close, grandchild ignores SIGTERM", "serve", true, func(t *testing.T, c *Client) { c.Close() }, ""},
+		// a grandchild that left the group: only its mark (MarkEnv) finds it
+		{"close, grandchild in a session of its own", "serve", false, func(t *testing.T, c *Client) { c.Close() }, "setsid "},
+		{"close, grandchild in a session of its own ignores SIGTERM", "serve", true, func(t *testing.T, c *Client) { c.Close() }, "setsid "},
+		{"terminate", "serve", false, func(t *testing.T, c *Client) { c.Terminate() }, ""},
 		{"timeout", "stall", false, func(t *testing.T, c *Client) {
 			if _, err := c.Run(gather); !isKind(err, KindTimeout) {
 				t.Errorf("a stalled request: %v, want a timeout", err)
 			}
-		}},
+		}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			cmd, pid := spawning(t, c.mode, c.ignoreTerm)
+			if c.prefix != "" && !groupsListable() {
+				t.Skip("the marked processes are listed on Linux only")
+			}
+			cmd, pid := spawningAs(t, c.mode, c.ignoreTerm, c.prefix)
 			cl, err := NewClient(cmd, ClientOptions{Timeout: 300 * time.Millisecond, KillGrace: 200 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
@@ -149,18 +162,27 @@ func startHolder(t *testing.T, mode, impl string) (*exec.Cmd, *bufio.Reader, io.
 // out-of-memory killer alike), the implementation's group goes with it,
 // even an implementation that never reads its standard input again (so
 // never sees it close) and its grandchild.
+// A grandchild in a session of its own goes too, where the guard can
+// list the marked processes (Linux).
 func TestClientKilledOutright(t *testing.T) {
-	impl, pid := spawning(t, "stall", false)
-	holder, _, _, leader := startHolder(t, "client", impl)
-	gpid := pid()
-	time.Sleep(100 * time.Millisecond)
-	if !alive(leader) || !alive(gpid) {
-		t.Fatal("the implementation or its grandchild ended before the holder was killed")
+	for _, prefix := range []string{"", "setsid "} {
+		t.Run("grandchild started by "+strings.TrimSpace(prefix+" sh"), func(t *testing.T) {
+			if prefix != "" && !groupsListable() {
+				t.Skip("the marked processes are listed on Linux only")
+			}
+			impl, pid := spawningAs(t, "stall", false, prefix)
+			holder, _, _, leader := startHolder(t, "client", impl)
+			gpid := pid()
+			time.Sleep(100 * time.Millisecond)
+			if !alive(leader) || !alive(gpid) {
+				t.Fatal("the implementation or its grandchild ended before the holder was killed")
+			}
+			holder.Process.Kill()
+			holder.Wait()
+			waitGone(t, "the implementation", leader)
+			waitGone(t, "its grandchild", gpid)
+		})
 	}
-	holder.Process.Kill()
-	holder.Wait()
-	waitGone(t, "the implementation", leader)
-	waitGone(t, "its grandchild", gpid)
 }
 
 // TestClientKilledDuringGrace: when the process that holds the Client

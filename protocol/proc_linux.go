@@ -84,3 +84,30 @@ func groupMembers(pgid int) (pids []int, ok bool) {
 	}
 	return pids, true
 }
+
+// markedProcesses lists the processes (this one left out) whose
+// environment holds MarkEnv=mark, read from /proc/PID/environ: a zombie's
+// is empty, and another user's cannot be read, so neither is listed.
+func markedProcesses(mark string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := []byte("\x00" + MarkEnv + "=" + mark + "\x00")
+	self := os.Getpid()
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		if bytes.Contains(append(append([]byte{0}, b...), 0), want) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}

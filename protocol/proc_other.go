@@ -23,9 +23,14 @@ func GuardGroup(pgid int) (release func()) { return func() {} }
 // guard is no guard: nothing to release.
 type guard struct{}
 
-func startGuard(pgid int) *guard { return nil }
-func (g *guard) release()        {}
-func (g *guard) pid() int        { return 0 }
+func startGuard(pgid int, mark string) *guard { return nil }
+func (g *guard) release()                     {}
+func (g *guard) pid() int                     { return 0 }
+
+// The marked processes (MarkEnv) cannot be listed here.
+func termMarked(mark string)       {}
+func markedAlive(mark string) bool { return false }
+func killMarked(mark string)       {}
 
 // Processes cannot list the processes here.
 func Processes() ([]Process, error) { return nil, ErrNoProcessList }

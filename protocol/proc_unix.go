@@ -9,6 +9,32 @@ import (
 	"time"
 )
 
+// signalMarked sends sig to every process that carries mark (MarkEnv)
+// and reports whether there was any.
+func signalMarked(mark string, sig syscall.Signal) bool {
+	pids := markedProcesses(mark)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, sig)
+	}
+	return len(pids) > 0
+}
+
+// termMarked sends SIGTERM to every process that carries mark.
+func termMarked(mark string) { signalMarked(mark, syscall.SIGTERM) }
+
+// markedAlive reports whether a process that carries mark is left.
+func markedAlive(mark string) bool { return len(markedProcesses(mark)) > 0 }
+
+// killMarked kills every process that carries mark, again while one is
+// found (a process may fork between the listing and the kill; its child
+// carries the mark too), for up to a second.
+func killMarked(mark string) {
+	deadline := time.Now().Add(time.Second)
+	for signalMarked(mark, syscall.SIGKILL) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // groupCommand returns the command that runs command with sh in a process
 // group of its own, so that the signals reach whatever it started.
 func groupCommand(command string) *exec.Cmd {
@@ -38,22 +64,30 @@ func groupCommand(command string) *exec.Cmd {
 // Client then tells the guard from the rest of the group (groupAlive).
 // Elsewhere, SIGTERM to the group ends the guard too.
 func GuardGroup(pgid int) (release func()) {
-	g := startGuard(pgid)
+	g := startGuard(pgid, "")
 	return g.release
 }
 
 // guard is a started GuardGroup guard (nil: none).
 type guard struct {
-	cmd *exec.Cmd
-	w   *os.File
+	cmd    *exec.Cmd
+	w      *os.File
+	marked bool // it kills the marked processes unless release says it need not
 }
 
-func startGuard(pgid int) *guard {
+// With a mark (MarkEnv; Linux only), a guard whose pipe ends without a
+// line (this process died: release writes one) first kills every process
+// that carries the mark, then its group.
+func startGuard(pgid int, mark string) *guard {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil
 	}
 	script := "read guard; kill -KILL 0"
+	if mark != "" && groupsListable() {
+		script = "read guard || for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ 2>/dev/null | grep -qxF " + MarkEnv + "=" + mark +
+			" && kill -KILL ${p#/proc/} 2>/dev/null; done; kill -KILL 0"
+	}
 	var ready, said *os.File
 	if groupsListable() {
 		// it says when it ignores SIGTERM, and is waited for: a SIGTERM
@@ -87,7 +121,7 @@ func startGuard(pgid int) *guard {
 		var b [1]byte
 		ready.Read(b[:]) // silence (or exit) past the deadline: a guard still, only not past SIGTERM
 	}
-	return &guard{cmd: g, w: w}
+	return &guard{cmd: g, w: w, marked: mark != ""}
 }
 
 // guardReady is how long startGuard waits for a guard to say that it
@@ -97,6 +131,9 @@ const guardReady = 5 * time.Second
 // release closes the guard's pipe: it kills its group, itself included.
 func (g *guard) release() {
 	if g != nil {
+		if g.marked {
+			g.w.Write([]byte("released\n")) // the marked processes are gone: no need to look for them
+		}
 		g.w.Close()
 	}
 }

@@ -10,3 +10,6 @@ func groupsListable() bool { return false }
 func Processes() ([]Process, error) { return nil, ErrNoProcessList }
 
 func groupMembers(pgid int) ([]int, bool) { return nil, false }
+
+// markedProcesses cannot list the processes here.
+func markedProcesses(mark string) []int { return nil }
