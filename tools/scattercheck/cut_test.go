@@ -90,6 +90,7 @@ func TestCutShort(t *testing.T) {
 		// (5 s: time enough for a loaded machine to judge a case or two)
 		{"SIGTERM, slow answers", slow, nil, syscall.SIGTERM, 5 * time.Second, true, "interrupted by SIGTERM"},
 		{"SIGINT, slow answers", slow, nil, syscall.SIGINT, 5 * time.Second, true, "interrupted by SIGINT"},
+		{"SIGHUP, slow answers", slow, nil, syscall.SIGHUP, 5 * time.Second, true, "interrupted by SIGHUP"},
 		{"SIGTERM, no hello", "sleep 301", nil, syscall.SIGTERM, time.Second, false, "interrupted by SIGTERM"},
 		{"-deadline", slow, []string{"-deadline", "5s"}, 0, 0, true, "-deadline of 5s was reached"},
 	} {

@@ -112,7 +112,7 @@ type dashConfig struct {
 	repros     bool
 	verbose    bool
 	cache      string
-	ctx        context.Context // ended by SIGINT or SIGTERM
+	ctx        context.Context // ended by SIGINT, SIGTERM or SIGHUP
 }
 
 // errCutShort is a gate run cut short (SIGINT, SIGTERM): its report is
@@ -172,7 +172,7 @@ func dashboard(table []framework, args []string, stdout, stderr io.Writer) int {
 	// handler) and its report not written, an install or repro in flight
 	// is ended, and no other framework is run; README.md is still
 	// rewritten from the reports there are.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	cfg.ctx = ctx
 	code := 0

@@ -129,12 +129,12 @@ func plannedCases(cfg *gateConfig) map[string]int {
 	return n
 }
 
-// watch cuts the run short on SIGINT, SIGTERM and -deadline, and writes
+// watch cuts the run short on SIGINT, SIGTERM, SIGHUP and -deadline, and writes
 // progress lines and the partial reports while the run goes. The function
 // returned stops it.
 func (s *session) watch() func() {
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -546,6 +546,8 @@ func signalName(sig os.Signal) string {
 		return "SIGINT"
 	case syscall.SIGTERM:
 		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
 	}
 	return sig.String()
 }
