@@ -80,7 +80,9 @@
 //   - metamorphic/gather-inverts-scatter: gather(scatter(x)) gives x back
 //     with indices unique along every fiber.
 //   - metamorphic/broadcast-is-expand/torch_scatter.{scatter,scatter_add}:
-//     a 1-d index equals the same index expanded to src's shape.
+//     a 1-d index equals the same index expanded to src's shape (but for
+//     the calls torch 2.14's expanded-index path lays by the index's rows
+//     in an out wider than src, PROFILES.md).
 //   - metamorphic/tensor.scatter-is-scatter_add: the F# scatter along one
 //     dimension is scatter_add on zeros.
 //

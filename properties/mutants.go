@@ -1162,21 +1162,11 @@ func meanCountWraps(p scatter.Profile) runFunc {
 		})
 }
 
-// expandedPathRowsInPlace runs torch_scatter's calls with an out and an
-// int64 index as torch 2.6 does (reference, profile torch-2.6): there,
-// and nowhere else, torch 2.14 differs from 2.6 by its expanded-index
-// path's row length (scatter.Profile.ExpandedPathIndexRows; the int32
-// index, the fill value and the float scalars that also differ are not
-// in such calls). Other calls run as b runs them.
+// expandedPathRowsInPlace runs torch_scatter's calls whose rows torch
+// 2.14's expanded-index path shifts (onShiftedRows) as torch 2.6 does
+// (the reference, profile torch-2.6); other calls run as b runs them.
 func expandedPathRowsInPlace(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
-	var out, index scatter.Tensor
-	switch c := c.(type) {
-	case scatter.TorchScatter:
-		out, index = c.Out, c.Index
-	case scatter.TorchScatterAdd:
-		out, index = c.Out, c.Index
-	}
-	if out.IsZero() || index.DType() != scatter.DTInt64 {
+	if !onShiftedRows(c, scatter.Torch2) {
 		return b.Run(c)
 	}
 	return reference.New(scatter.Torch26).Run(c)
