@@ -95,7 +95,7 @@ func edgeCases() []Case {
 		return shape(f64(0.0, 0.1, 0.2, 0.3, 1.0, 1.1, 1.2, 1.3, 2.0, 2.1, 2.2, 2.3), 3, 4)
 	}
 
-	return []Case{
+	return append([]Case{
 		// ---------------------------------------------------------------
 		// scatter_ / scatter_add_ (rows #1–#47)
 		{
@@ -1311,116 +1311,6 @@ func edgeCases() []Case {
 			Want: f32(6, 10),
 		},
 		{
-			Name:   "torch_scatter.scatter/mean/float32/1-element-index-stretched-along-dim",
-			Labels: ecLabels(opTS, F32, torch, "mean", "broadcast", "count-from-index"),
-			Source: "SEMANTICS.md §8.1 (scatter_mean's count is scatter_sum(ones(index.size()), index, ...): the index as given, not broadcast); " +
-				"scatter_mean([1,2,3], [0]) sums 6 over the broadcast index and divides it by the count 1: [6], " + "torch_scatter 2.1.2 on torch 2.14.1",
-			Call: scatter.TorchScatter{Src: f32(1, 2, 3), Index: i64(0), Reduce: scatter.ReduceMean},
-			Want: f32(6),
-		},
-		{
-			Name:   "torch_scatter.scatter/mean/float32/k-d-index-of-size-1-at-dim",
-			Labels: ecLabels(opTS, F32, torch, "mean", "broadcast", "count-from-index"),
-			Source: "SEMANTICS.md §8.1 (the count of an index of shape (2,1) along dim 1 is 1 where each row's sum has 3 terms); " +
-				"scatter_mean(ones(2,3), [[0],[1]], dim=1) = [[3,0],[0,3]], " + "torch_scatter 2.1.2 on torch 2.14.1",
-			Call: scatter.TorchScatter{Src: full(F32, 1, 2, 3), Index: shape(i64(0, 1), 2, 1), Dim: scatter.Ptr(1), Reduce: scatter.ReduceMean},
-			Want: shape(f32(3, 0, 0, 3), 2, 2),
-		},
-		{
-			Name:   "torch_scatter.scatter/mean/float32/k-d-index-of-rank-at-most-dim",
-			Labels: ecLabels(opTS, F32, torch, "mean", "broadcast", "count-from-index"),
-			Source: "SEMANTICS.md §8.1 (index.dim() <= dim: the count runs along index_dim = index.dim()-1); " +
-				"scatter_mean(ones(2,2,3), [[0,1],[1,1]], dim=2) = [[[3,0],[0,3]],[[0,3],[0,1.5]]], " + "torch_scatter 2.1.2 on torch 2.14.1",
-			Call: scatter.TorchScatter{Src: full(F32, 1, 2, 2, 3), Index: shape(i64(0, 1, 1, 1), 2, 2), Dim: scatter.Ptr(2), Reduce: scatter.ReduceMean},
-			Want: shape(f32(3, 0, 0, 3, 0, 3, 0, 1.5), 2, 2, 2),
-		},
-		{
-			Name:   "torch_scatter.scatter/mean/float32/out-larger-than-src",
-			Labels: ecLabels(opTS, F32, torch, "mean", "out", "count-from-index"),
-			Source: "SEMANTICS.md §8.1 (the count, over out.size(dim), is broadcast to out: out's rows that src does not reach are divided too); " +
-				"scatter_mean([[1,2]], [0,0], dim=1, out=ones(2,3)) = [[(1+1+2)/2,1,1],[1/2,1,1]], " + "torch_scatter 2.1.2 on torch 2.14.1",
-			Call: scatter.TorchScatter{Src: shape(f32(1, 2), 1, 2), Index: i64(0, 0), Dim: scatter.Ptr(1), Out: full(F32, 1, 2, 3),
-				Reduce: scatter.ReduceMean},
-			Want: shape(f32(2, 1, 1, 0.5, 1, 1), 2, 3),
-		},
-		{
-			Name:   "torch_scatter.scatter/mean/int64/out-larger-than-src-floors",
-			Labels: ecLabels(opTS, I64, torch, "mean", "out", "floor-division", "count-from-index"),
-			Source: "SEMANTICS.md §8.1 (as out-larger-than-src, with floor division); " +
-				"scatter_mean([[1,2]], [0,0], dim=1, out=full((2,3),-7)) = [[-2,-7,-7],[-4,-7,-7]], " + "torch_scatter 2.1.2 on torch 2.14.1",
-			Call: scatter.TorchScatter{Src: shape(i64(1, 2), 1, 2), Index: i64(0, 0), Dim: scatter.Ptr(1), Out: full(I64, -7, 2, 3),
-				Reduce: scatter.ReduceMean},
-			Want: shape(i64(-2, -7, -7, -4, -7, -7), 2, 3),
-		},
-		{
-			Name:   "torch_scatter.scatter/mean/float16/out-larger-than-src",
-			Labels: ecLabels(opTS, F16, torch, "mean", "out", "count-from-index"),
-			Source: "SEMANTICS.md §8.1 (as out-larger-than-src, in float16); " +
-				"scatter_mean([[1,2]], [0,0], dim=1, out=full((2,3),7)) = [[5,7,7],[3.5,7,7]], " + "torch_scatter 2.1.2 on torch 2.14.1",
-			Call: scatter.TorchScatter{Src: shape(f16(1, 2), 1, 2), Index: i64(0, 0), Dim: scatter.Ptr(1), Out: full(F16, 7, 2, 3),
-				Reduce: scatter.ReduceMean},
-			Want: shape(f16(5, 7, 7, 3.5, 7, 7), 2, 3),
-		},
-		{
-			Name:   "torch_scatter.scatter/mean/float32/index-of-size-1-at-dim-with-out",
-			Labels: ecLabels(opTS, F32, torch, "mean", "out", "broadcast", "count-from-index"),
-			Source: "SEMANTICS.md §8.1 (out's values summed, the count taken from the (3,1) index); " +
-				"scatter_mean(arange(12.).reshape(3,4), [[0],[2],[0]], dim=1, out=ones(3,4)) = [[7,1,1,1],[1,1,23,1],[39,1,1,1]], " + "torch_scatter 2.1.2 on torch 2.14.1",
-			Call: scatter.TorchScatter{Src: shape(arange(F32, 0, 12), 3, 4), Index: shape(i64(0, 2, 0), 3, 1), Dim: scatter.Ptr(1), Out: full(F32, 1, 3, 4),
-				Reduce: scatter.ReduceMean},
-			Want: shape(f32(7, 1, 1, 1, 1, 1, 23, 1, 39, 1, 1, 1), 3, 4),
-		},
-		{
-			Name:   "torch_scatter.scatter/sum/float32/expanded-path-out-wider-than-src/torch-2.14",
-			Labels: ecLabels(opTS, F32, torch, "out", "broadcast", "expanded-path"),
-			Source: "torch 2.14's expanded-index path (dim 0, floating, rows of 16 or more) steps through out by the index's rows (16), not out's (17): " +
-				"scatter_sum(arange(1.,17).view(1,16), [1], dim=0, out=zeros(2,17)) writes 1..16 at out's flat offsets 16..31, torch_scatter 2.1.2 on torch 2.14.1 (PROFILES.md)",
-			Call:     scatter.TorchScatter{Src: shape(arange(F32, 1, 16), 1, 16), Index: i64(1), Dim: scatter.Ptr(0), Out: full(F32, 0, 2, 17), Reduce: scatter.ReduceSum},
-			Want:     shape(f32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 0, 0), 2, 17),
-			Profiles: onlyTorch2,
-		},
-		{
-			Name:     "torch_scatter.scatter/sum/float32/expanded-path-out-wider-than-src/row-by-row",
-			Labels:   ecLabels(opTS, F32, torch, "out", "broadcast", "expanded-path"),
-			Source:   "SEMANTICS.md §8.1 (out.scatter_add_ of the broadcast index): src's row lands in out's row 1, torch_scatter 2.1.2 on torch 2.6.0 (torch 1.13 has no expanded-index path)",
-			Call:     scatter.TorchScatter{Src: shape(arange(F32, 1, 16), 1, 16), Index: i64(1), Dim: scatter.Ptr(0), Out: full(F32, 0, 2, 17), Reduce: scatter.ReduceSum},
-			Want:     shape(f32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 0), 2, 17),
-			Profiles: before214,
-		},
-		{
-			Name:   "torch_scatter.scatter/mean/float32/expanded-path-out-wider-than-src/torch-2.14",
-			Labels: ecLabels(opTS, F32, torch, "mean", "out", "broadcast", "expanded-path", "count-from-index"),
-			Source: "as expanded-path-out-wider-than-src, in a mean: the sums land shifted, the count [1, 2] divides out's true rows: " +
-				"scatter_mean(ones(2,16), [1,1], dim=0, out=zeros(2,17)), torch_scatter 2.1.2 on torch 2.14.1",
-			Call:     scatter.TorchScatter{Src: full(F32, 1, 2, 16), Index: i64(1, 1), Dim: scatter.Ptr(0), Out: full(F32, 0, 2, 17), Reduce: scatter.ReduceMean},
-			Want:     shape(f32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0), 2, 17),
-			Profiles: onlyTorch2,
-		},
-		{
-			Name:     "torch_scatter.scatter/mean/float32/expanded-path-out-wider-than-src/row-by-row",
-			Labels:   ecLabels(opTS, F32, torch, "mean", "out", "broadcast", "expanded-path", "count-from-index"),
-			Source:   "SEMANTICS.md §8.1: scatter_mean(ones(2,16), [1,1], dim=0, out=zeros(2,17)) sums 2 into out's row 1 and divides it by 2, torch_scatter 2.1.2 on torch 2.6.0",
-			Call:     scatter.TorchScatter{Src: full(F32, 1, 2, 16), Index: i64(1, 1), Dim: scatter.Ptr(0), Out: full(F32, 0, 2, 17), Reduce: scatter.ReduceMean},
-			Want:     shape(f32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0), 2, 17),
-			Profiles: before214,
-		},
-		{
-			Name:     "torch_scatter.scatter_add/float32/expanded-path-out-wider-than-src/torch-2.14",
-			Labels:   ecLabels(opTSA, F32, torch, "out", "broadcast", "expanded-path"),
-			Source:   "as torch_scatter.scatter's expanded-path-out-wider-than-src: 1.x's gen expands the index the same way, torch 2.14.1",
-			Call:     scatter.TorchScatterAdd{Src: shape(arange(F32, 1, 16), 1, 16), Index: i64(1), Dim: scatter.Ptr(0), Out: full(F32, 0, 2, 17)},
-			Want:     shape(f32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 0, 0), 2, 17),
-			Profiles: onlyTorch2,
-		},
-		{
-			Name:     "torch_scatter.scatter_add/float32/expanded-path-out-wider-than-src/row-by-row",
-			Labels:   ecLabels(opTSA, F32, torch, "out", "broadcast", "expanded-path"),
-			Source:   "SEMANTICS.md §8.3: src's row lands in out's row 1 (torch 2.6.0 and 1.13.1)",
-			Call:     scatter.TorchScatterAdd{Src: shape(arange(F32, 1, 16), 1, 16), Index: i64(1), Dim: scatter.Ptr(0), Out: full(F32, 0, 2, 17)},
-			Want:     shape(f32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 0), 2, 17),
-			Profiles: before214,
-		},
-		{
 			Name:   "torch_scatter.scatter/mean/int8/count-overflow",
 			Labels: ecLabels(opTS, I8, torch, "mean", "overflow", "count-dtype"),
 			Source: "SEMANTICS.md §12, torch_scatter row (scatter_mean(ones(130, int8), zeros(130)) = [-126]: the sum wraps to -126, the int8 count -126 < 1 becomes 1)",
@@ -1540,7 +1430,7 @@ func edgeCases() []Case {
 			Call:    scatter.TensorGather{Indices: []scatter.Tensor{i64(0, -1)}, Src: f64(1, 2, 3)},
 			WantErr: scatter.ErrIndexOutOfRange,
 		},
-	}
+	}, append(countFromIndexCases(), expandedPathCases()...)...)
 }
 
 // bf16Source is a bfloat16 tensor of the given shape whose first element
