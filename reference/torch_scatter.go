@@ -565,6 +565,8 @@ func (ts tsCall) meanCount(e *errs, out scatter.Tensor, p *plan) bool {
 	}
 	if differs {
 		p.mean.counts = cv
+	}
+	if len(divided) > 0 {
 		p.groups = p.groups.withEmpty(divided)
 	}
 	return true
