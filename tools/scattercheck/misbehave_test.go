@@ -285,7 +285,10 @@ func TestMisbehaveXfailPinned(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(gate, "-impl", shQuote(mb)+" -mode half-per-step", "-ops", "scatter_add", "-suites", "spec,random",
-				"-checks", "30", "-timeout", "20s", "-xfail", xf, "-json", js, "-junit", ju)
+				"-checks", "30", "-timeout", "20s", "-xfail", xf, "-json", js, "-junit", ju,
+				// shrinking to the end on a loaded machine: a call shrunk
+				// part way may look like another mutant first
+				"-shrink-time", "2m", "-shrink-budget", "4m")
 			out, _ := cmd.CombinedOutput()
 			if code := cmd.ProcessState.ExitCode(); code != c.code {
 				t.Fatalf("exit %d, want %d\n%s", code, c.code, out)
@@ -366,7 +369,7 @@ func TestMisbehavePropertyPinned(t *testing.T) {
 			// at every step changes on every seed tried (1-6); at 30,
 			// on one seed in four
 			cmd := exec.Command(gate, "-impl", shQuote(mb)+" -mode half-per-step", "-ops", "scatter_add,gather", "-suites", "properties",
-				"-checks", "400", "-timeout", "20s", "-xfail", xf, "-json", js)
+				"-checks", "400", "-timeout", "20s", "-xfail", xf, "-json", js, "-shrink-time", "2m", "-shrink-budget", "4m")
 			out, _ := cmd.CombinedOutput()
 			if code := cmd.ProcessState.ExitCode(); code != c.code {
 				t.Fatalf("exit %d, want %d\n%s", code, c.code, out)
