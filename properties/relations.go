@@ -3,7 +3,6 @@ package properties
 import (
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 
 	"pgregory.net/rapid"
@@ -838,27 +837,12 @@ func broadcastIsExpand(op scatter.Op) *property {
 	}}
 }
 
-// onShiftedRows reports whether torch_scatter call c, under profile p, is
-// one whose sums torch 2.14's expanded-index path lays by the index's rows
-// (scatter.Profile.ExpandedPathIndexRows): an out given, an int64 index,
-// and a result other than torch 2.6's, which differs from 2.14's on such
-// calls by that alone.
+// onShiftedRows reports whether call c, under profile p, is a
+// torch_scatter sum or mean whose rows torch 2.14's expanded-index path
+// lays by the index's rows in an out wider than src (the only calls where
+// torch 2.14 and 2.6 differ so).
 func onShiftedRows(c scatter.Call, p scatter.Profile) bool {
-	var out, index scatter.Tensor
-	switch x := c.(type) {
-	case scatter.TorchScatter:
-		out, index = x.Out, x.Index
-	case scatter.TorchScatterAdd:
-		out, index = x.Out, x.Index
-	}
-	if !p.ExpandedPathIndexRows() || out.IsZero() || index.DType() != scatter.DTInt64 {
-		return false
-	}
-	a, b := reference.Expect(c, p), reference.Expect(c, scatter.Torch26)
-	if a.Err() != nil || b.Err() != nil {
-		return false
-	}
-	return !reflect.DeepEqual(a.Result().Out.Data, b.Result().Out.Data)
+	return reference.Expect(c, p).ShiftedRows()
 }
 
 // ---- F# scatter and scatter_add ----

@@ -16,7 +16,7 @@ import "github.com/scatterconf/scatter"
 // view that takes it where the rest holds (below: dim 0, a floating
 // dtype, 16 elements per row, a contiguous src), so the oracle models the
 // path for them: the int32 error, and on 2.14 the row length its kernel
-// assumes (indexRowsOnExpandedPath).
+// assumes (sumGroups).
 
 // expandedIndexPath reports whether out.scatter_add_(wd, index, src) takes
 // the fast path, for an index of shape shape and strides strides (as
@@ -54,25 +54,22 @@ func int32OnExpandedPath(e *errs, prof scatter.Profile, idxDT, dt scatter.DType,
 	return true
 }
 
-// indexRowsOnExpandedPath returns the groups of a torch_scatter sum that
-// takes the expanded-index path (shape: the broadcast index's and src's,
-// src contiguous in shape's row-major order; bidx: the broadcast index,
-// in range) under a profile whose path steps through out by the index's
-// rows (scatter.Profile.ExpandedPathIndexRows), where out's rows are longer
-// than the index's K elements: src position p = i*K + j goes to out's flat
-// offset index[i]*K + j, in out's rows only where K is out's row length.
-// Every offset is inside out, whose rows are at least K long (scatter_add_
-// checks index.size(d) <= self.size(d) off dim). ok is false where the
-// usual groups hold.
-func indexRowsOnExpandedPath(prof scatter.Profile, dt scatter.DType, out scatter.Tensor, wd int, shape []int,
-	strides func() []int, srcContiguous bool, bidx scatter.Tensor) (groupSet, bool) {
-	if !prof.ExpandedPathIndexRows() || !expandedIndexPath(dt, out, wd, shape, strides(), srcContiguous) {
-		return groupSet{}, false
+// sumGroups groups a torch_scatter sum over its broadcast index bidx (in
+// range; shape: the broadcast index's and src's, src contiguous in
+// shape's row-major order) as tsGroups does, or, where the call takes the
+// expanded-index path under a profile whose path steps through out by the
+// index's rows (scatter.Profile.ExpandedPathIndexRows) and out's rows are
+// longer than the index's K elements, as that path lays them: src position
+// p = i*K + j goes to out's flat offset index[i]*K + j (shifted is then
+// true). Every offset is inside out, whose rows are at least K long
+// (scatter_add_ checks index.size(d) <= self.size(d) off dim).
+func sumGroups(prof scatter.Profile, dt scatter.DType, out scatter.Tensor, wd int, shape []int,
+	strides func() []int, srcContiguous bool, bidx scatter.Tensor) (g groupSet, shifted bool) {
+	if !prof.ExpandedPathIndexRows() || !expandedIndexPath(dt, out, wd, shape, strides(), srcContiguous) ||
+		out.NumEl()/out.Shape[0] == numel(shape)/shape[0] {
+		return tsGroups(bidx, shape, wd, shapeOrScalar(out)), false
 	}
 	K := numel(shape) / shape[0]
-	if out.NumEl()/out.Shape[0] == K {
-		return groupSet{}, false
-	}
 	at := indexAt(bidx)
 	return groupBy(out.NumEl(), func(yield func(out, src int)) {
 		walk(shape, func(p int, idx []int) bool {
@@ -81,6 +78,12 @@ func indexRowsOnExpandedPath(prof scatter.Profile, dt scatter.DType, out scatter
 		})
 	}), true
 }
+
+// ShiftedRows reports whether the call is a torch_scatter sum or mean
+// whose rows the profile's expanded-index path lays by the index's row
+// length in an out wider than src (sumGroups): there torch 2.14 differs
+// from 2.6, and a 1-d index from its expansion made contiguous.
+func (e *Expectation) ShiftedRows() bool { return e.plan != nil && e.plan.shiftedRows }
 
 // expandTo is expandStrides for shapes known to expand (nil if not).
 func expandTo(shape, strides, to []int) []int {

@@ -30,6 +30,10 @@ type plan struct {
 	// buffer). Other dtypes ignore it.
 	perStep bool
 
+	// shiftedRows: the groups are laid by torch 2.14's expanded-index
+	// path, by the index's rows in an out wider than src (sumGroups)
+	shiftedRows bool
+
 	mean *meanRule // kMean only
 	arg  *argRule  // kTSMin and kTSMax only
 

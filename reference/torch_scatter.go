@@ -318,12 +318,8 @@ func planTorchScatterAdd(c scatter.TorchScatterAdd, prof scatter.Profile) (*plan
 	if !boundsCheck(&e, bidx, wd, sizeAt(out, wd)) {
 		return nil, e
 	}
-	if g, ok := indexRowsOnExpandedPath(prof, dt, out, wd, bshape,
-		func() []int { return ts1IndexStrides(c.Index.Shape, d, S, bshape) }, !expandsAny(S, bshape), bidx); ok {
-		p.groups = g
-		return p, nil
-	}
-	p.groups = tsGroups(bidx, bshape, wd, shapeOrScalar(out))
+	p.groups, p.shiftedRows = sumGroups(prof, dt, out, wd, bshape,
+		func() []int { return ts1IndexStrides(c.Index.Shape, d, S, bshape) }, !expandsAny(S, bshape), bidx)
 	return p, nil
 }
 
@@ -454,12 +450,8 @@ func (ts tsCall) sum() (*plan, errs) {
 		if !boundsCheck(&e, ts.bidx, wd, sizeAt(out, wd)) {
 			return nil, e
 		}
-		g, ok := indexRowsOnExpandedPath(ts.prof, dt, out, wd, S,
+		p.groups, p.shiftedRows = sumGroups(ts.prof, dt, out, wd, S,
 			func() []int { return tsBroadcastStrides(c.Index.Shape, ts.d, S) }, true, ts.bidx)
-		if !ok {
-			g = tsGroups(ts.bidx, S, wd, shapeOrScalar(out))
-		}
-		p.groups = g
 	}
 	if ts.k == kMean {
 		p.mean = &meanRule{clampBelow: true, perStep: opmathPerStep(ts.prof)}
