@@ -30,26 +30,34 @@ var groupsListable = sync.OnceValue(func() bool {
 // walk an implementation's process tree (scattercheck bench's RSS). A
 // process that exits while the list is read is left out.
 func Processes() ([]Process, error) {
+	var ps []Process
+	err := eachProcessFile("stat", func(pid int, b []byte) {
+		if p, ok := parseStat(b); ok {
+			p.PID = pid
+			ps = append(ps, p)
+		}
+	})
+	return ps, err
+}
+
+// eachProcessFile calls f with the id and the contents of /proc/PID/name
+// of every process listed in /proc whose file can be read (one that has
+// exited since the listing, or another user's environ, is left out).
+func eachProcessFile(name string, f func(pid int, b []byte)) error {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var ps []Process
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // exited since the listing
-		}
-		if p, ok := parseStat(b); ok {
-			p.PID = pid
-			ps = append(ps, p)
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/" + name); err == nil {
+			f(pid, b)
 		}
 	}
-	return ps, nil
+	return nil
 }
 
 // parseStat reads the state, the parent and the process group from the
@@ -89,25 +97,13 @@ func groupMembers(pgid int) (pids []int, ok bool) {
 // environment holds MarkEnv=mark, read from /proc/PID/environ: a zombie's
 // is empty, and another user's cannot be read, so neither is listed.
 func markedProcesses(mark string) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	want := []byte("\x00" + MarkEnv + "=" + mark + "\x00")
 	self := os.Getpid()
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		if bytes.Contains(append(append([]byte{0}, b...), 0), want) {
+	eachProcessFile("environ", func(pid int, b []byte) {
+		if pid != self && len(b) > 0 && bytes.Contains(append(append([]byte{0}, b...), 0), want) {
 			pids = append(pids, pid)
 		}
-	}
+	})
 	return pids
 }
