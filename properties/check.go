@@ -147,9 +147,12 @@ type PropertyReport struct {
 	// passed it on.
 	Failed  bool
 	Failure string
-	// ExpectedErrors counts cases where the call must fail, Unsupported
-	// those the backend declined (ErrNotSupported, skipped), Vacuous those
-	// that did not meet the property's premise.
+	// ExpectedErrors counts the cases of the properties that judge one
+	// call (the differential ones, aliasing) whose call must fail and was
+	// answered; Unsupported those the backend declined (ErrNotSupported,
+	// skipped, whatever the call's outcome); Vacuous those that did not
+	// meet the property's premise. In a property whose cases are all of
+	// these three kinds no call that must succeed was judged.
 	ExpectedErrors, Unsupported, Vacuous int
 }
 

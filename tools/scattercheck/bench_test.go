@@ -41,6 +41,9 @@ const (
 //	wrong-large  serves the reference, claiming everything, but adds 1 to
 //	             the first element of a float32 result whose call has an
 //	             index of more than 32768 elements (a bug of a large path)
+//	errors-only  serves the reference, claiming everything, but answers
+//	             unsupported to every call that should succeed: it gets
+//	             every argument check right and computes nothing
 func benchHelper(mode string) int {
 	if mode == "crash-once" {
 		mark := os.Getenv(benchMarkEnv)
@@ -54,10 +57,13 @@ func benchHelper(mode string) int {
 			mode = "serve"
 		}
 	}
-	if mode == "decline-rank3" || mode == "wrong-large" {
+	if mode == "decline-rank3" || mode == "wrong-large" || mode == "errors-only" {
 		var b scatter.Backend = declineRank3{reference.New(scatter.Torch2)}
-		if mode == "wrong-large" {
+		switch mode {
+		case "wrong-large":
 			b = wrongLarge{reference.New(scatter.Torch2)}
+		case "errors-only":
+			b = errorsOnly{reference.New(scatter.Torch2)}
 		}
 		if err := protocol.Serve(os.Stdin, os.Stdout, b); err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
@@ -111,6 +117,18 @@ func (d declineRank3) Run(c scatter.Call) (scatter.Result, error) {
 		}
 	}
 	return d.Backend.Run(c)
+}
+
+// errorsOnly answers the calls that must fail as its backend does, and
+// unsupported to every other.
+type errorsOnly struct{ scatter.Backend }
+
+func (e errorsOnly) Run(c scatter.Call) (scatter.Result, error) {
+	res, err := e.Backend.Run(c)
+	if err == nil {
+		return scatter.Result{}, scatter.Errorf(scatter.ErrNotSupported, "this helper computes no result")
+	}
+	return res, err
 }
 
 // wrongLarge adds 1 to the first element of a float32 result whose call

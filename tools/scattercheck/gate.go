@@ -676,7 +676,7 @@ func runSpecCase(t spec.Target, g *guarded, c spec.Case, src string, cfg *gateCo
 	err := spec.CheckCase(t, c)
 	cr.Seconds = time.Since(t0).Seconds()
 	if err == nil {
-		cr.Status = stPass
+		cr.Status, cr.ErrorsOnly = stPass, c.WantErr != 0
 		return cr
 	}
 	f := &failure{Report: err.Error(), call: c.Call, res: g.lastRes, err: g.lastErr, profile: t.Profile,
@@ -705,7 +705,7 @@ func (cr *caseResult) fail(f *failure, allowUnsupported bool) {
 	if f.Kind == "unsupported" {
 		cr.Status = stUnsup
 		if allowUnsupported {
-			cr.Status, cr.Reason = stSkip, "not offered: "+unsupportedMessage(f.err)
+			cr.Status, cr.Reason = stSkip, notOffered+unsupportedMessage(f.err)
 		}
 	}
 }
@@ -855,9 +855,14 @@ func randomCase(g *guarded, info scatter.Info, cfg *gateConfig, p scatter.Profil
 	}
 	if ro.fail == nil {
 		cr.Status = stPass
-		if ro.checks > 0 && ro.unsupported == ro.checks {
+		switch {
+		case ro.checks > 0 && ro.unsupported == ro.checks:
 			// nothing was judged: not a pass (checkNothingPassed counts on it)
 			cr.Status, cr.Reason = stSkip, declinedRandom
+		case ro.unsupported > 0 && ro.resultsSeen == 0:
+			// only argument checks were judged: every call that should
+			// succeed was declined, so the operation is not offered
+			cr.Status, cr.Reason = stSkip, fmt.Sprintf(declinedResultsRandom, ro.checks-ro.unsupported)
 		}
 		return cr
 	}
@@ -878,10 +883,16 @@ func unsupportedCounts(allowed bool) string {
 }
 
 // declinedRandom is the reason of a random case whose every call was
-// answered unsupported, and declinedProperty the start of a property's.
+// answered unsupported, declinedResultsRandom (with the count of calls
+// judged) of one whose every call that should succeed was, and
+// declinedProperty the start of a property's.
 const (
-	declinedRandom   = "every call was answered unsupported (not offered)"
-	declinedProperty = "no case was judged: "
+	notOffered            = "not offered: "
+	declinedRandom        = "every call was answered unsupported (not offered)"
+	declinedResultsPrefix = "every call that should succeed was answered unsupported"
+	declinedResultsRandom = declinedResultsPrefix + " (not offered): only the %d calls that must fail were judged"
+	declinedProperty      = "no call that should succeed was judged: "
+	declinedEvery         = " cases answered unsupported" // ends declinedProperty's reason when all were
 )
 
 // randomCaseID is the case id of the random calls of one operation and

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scatterconf/scatter"
 )
 
 // Tests that a run tells the truth when there is nothing to judge, and
@@ -14,7 +17,8 @@ import (
 
 // TestNothingPassedFails: a run in which no case passed does not pass,
 // whatever the reason, and says why; a random case or a property whose
-// every call was answered unsupported did not pass.
+// every call was answered unsupported did not pass; nor does a run whose
+// passes judged only calls that must fail, the others declined.
 func TestNothingPassedFails(t *testing.T) {
 	dir := t.TempDir()
 	star := filepath.Join(dir, "xfail")
@@ -36,6 +40,11 @@ func TestNothingPassedFails(t *testing.T) {
 		// a random case or a property that judged nothing is no pass
 		{"every call declined", []string{"-impl", helperImpl(t, "unsupported"), "-allow-unsupported", "-ops", "gather,scatter_add",
 			"-suites", "random,properties", "-checks", "5", "-properties-tier", "short", "-profile", "torch-2"}, "answered unsupported to every call"},
+		// every call that should succeed answered unsupported, every
+		// argument check right: the spec's error cases and the broken
+		// calls pass, and the run computed nothing
+		{"only errors answered", []string{"-impl", helperImpl(t, "errors-only"), "-allow-unsupported", "-ops", "scatter_add",
+			"-checks", "30", "-properties-tier", "short", "-profile", "torch-2"}, "no case that asks for a result passed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errb := runCmd(t, nil, c.args...)
@@ -184,4 +193,43 @@ func tailOf(s string, n int) string {
 		return "..." + s[len(s)-n:]
 	}
 	return s
+}
+
+// TestNothingPassedErrorsOnly: passes that judged only calls that must
+// fail make a run pass when nothing was declined (a selection of argument
+// checks), and not when other cases were declined; a pass that computed
+// something makes it pass; the mark survives a -json report, which merge
+// reads back.
+func TestNothingPassedErrorsOnly(t *testing.T) {
+	errPass := func() *caseResult {
+		return &caseResult{ID: "spec/a", Source: suiteSpec, Status: stPass, ErrorsOnly: true}
+	}
+	for _, c := range []struct {
+		name  string
+		cases []*caseResult
+		pass  bool
+	}{
+		{"argument checks alone", []*caseResult{errPass()}, true},
+		{"argument checks, the rest not offered", []*caseResult{errPass(),
+			{ID: "spec/b", Source: suiteSpec, Status: stSkip, Reason: notOffered + "no"}}, false},
+		{"argument checks, random results declined", []*caseResult{errPass(),
+			{ID: "random/gather/float32", Source: suiteRandom, Status: stSkip, Reason: fmt.Sprintf(declinedResultsRandom, 3)}}, false},
+		{"argument checks, a property declined", []*caseResult{errPass(),
+			{ID: "property/differential/gather", Source: suiteProperties, Status: stSkip, Reason: declinedProperty + "all 4" + declinedEvery}}, false},
+		{"a result too", []*caseResult{errPass(), {ID: "spec/c", Source: suiteSpec, Status: stPass},
+			{ID: "spec/b", Source: suiteSpec, Status: stSkip, Reason: notOffered + "no"}}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &runReport{Impl: implInfo{Name: "x"}, Profile: scatter.Torch2, Cases: c.cases}
+			checkNothingPassed([]*runReport{r}, nil)
+			if got := r.conforms(false); got != c.pass {
+				t.Errorf("conforms = %v, want %v", got, c.pass)
+			}
+		})
+	}
+	r := &runReport{Impl: implInfo{Name: "x"}, Profile: scatter.Torch2, Cases: []*caseResult{errPass()}}
+	js := buildJSON([]*runReport{r}, nil, true)
+	if back := caseFromJSON(js.Runs[0].Cases[0]); !back.ErrorsOnly {
+		t.Error("errors_only is lost in the -json report")
+	}
 }

@@ -70,6 +70,9 @@ type jsonCase struct {
 	Seed     uint64       `json:"seed,omitempty"`
 	Note     string       `json:"note,omitempty"`
 	Failure  *jsonFailure `json:"failure,omitempty"`
+	// ErrorsOnly marks a passing case that judged only calls that must
+	// fail (caseResult.ErrorsOnly); merge's nothing-passed check reads it.
+	ErrorsOnly bool `json:"errors_only,omitempty"`
 	// XfailLike are the mutants that the xfail entry of an XFAIL or XPASS
 	// case pins (like=); merge checks them against the likely bug again.
 	XfailLike []string `json:"xfail_like,omitempty"`
@@ -126,7 +129,7 @@ func buildJSON(runs []*runReport, warnings []string, ok bool) jsonReport {
 				cells[k][cr.Status]++
 			}
 			jc := jsonCase{ID: cr.ID, Source: cr.Source, Op: string(cr.Op), Features: cr.Features, Status: cr.Status,
-				Reason: cr.Reason, XfailLike: cr.XfailLike, Truth: cr.Origin, Seconds: cr.Seconds, Checks: cr.Checks, Seed: cr.Seed, Note: cr.Note}
+				Reason: cr.Reason, ErrorsOnly: cr.ErrorsOnly, XfailLike: cr.XfailLike, Truth: cr.Origin, Seconds: cr.Seconds, Checks: cr.Checks, Seed: cr.Seed, Note: cr.Note}
 			if cr.DType.Valid() {
 				jc.DType = cr.DType.String()
 			}

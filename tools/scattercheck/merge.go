@@ -295,7 +295,7 @@ func mergeReports(ins []jsonReport, strictXfail bool) (jsonReport, []*runReport,
 // caseFromJSON is a case of a -json report as the gate holds it.
 func caseFromJSON(jc jsonCase) *caseResult {
 	cr := &caseResult{ID: jc.ID, Source: jc.Source, Origin: jc.Truth, Op: scatter.Op(jc.Op), Features: jc.Features,
-		Status: jc.Status, Reason: jc.Reason, XfailLike: jc.XfailLike, Seconds: jc.Seconds, Checks: jc.Checks, Seed: jc.Seed, Note: jc.Note}
+		Status: jc.Status, Reason: jc.Reason, ErrorsOnly: jc.ErrorsOnly, XfailLike: jc.XfailLike, Seconds: jc.Seconds, Checks: jc.Checks, Seed: jc.Seed, Note: jc.Note}
 	if jc.DType != "" {
 		if dt, err := scatter.ParseDType(jc.DType); err == nil {
 			cr.DType = dt

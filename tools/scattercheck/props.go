@@ -137,15 +137,13 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 			}
 			f.Summary = summarize(f, nil)
 			cr.fail(f, false)
-		case pr.Unsupported > 0 && pr.Unsupported+pr.Vacuous >= pr.Cases:
-			// nothing was judged: not a pass (checkNothingPassed counts on it)
-			why := fmt.Sprintf("all %d answered unsupported", pr.Cases)
-			if pr.Unsupported < pr.Cases {
-				why = fmt.Sprintf("%d answered unsupported, the other %d did not meet the property's premise", pr.Unsupported, pr.Cases-pr.Unsupported)
-			}
-			cr.Status, cr.Reason = stSkip, declinedProperty+why
+		case pr.Unsupported > 0 && pr.Unsupported+pr.Vacuous+pr.ExpectedErrors >= pr.Cases:
+			// no call that should succeed was judged: not a pass
+			// (checkNothingPassed counts on it)
+			cr.Status, cr.Reason = stSkip, declinedProperty+declinedWhy(pr)
 		default:
 			cr.Status = stPass
+			cr.ErrorsOnly = pr.Vacuous+pr.ExpectedErrors >= pr.Cases
 		}
 		out = append(out, cr)
 	}
@@ -300,4 +298,20 @@ func propertiesTarget(g *guarded, p scatter.Profile, lvl scatter.Level) properti
 		t.Copies, t.Materialises = true, true
 	}
 	return t
+}
+
+// declinedWhy says what became of the cases of a property that judged no
+// call that should succeed.
+func declinedWhy(pr properties.PropertyReport) string {
+	if pr.Unsupported == pr.Cases {
+		return fmt.Sprintf("all %d", pr.Cases) + declinedEvery
+	}
+	parts := []string{fmt.Sprintf("of %d cases, %d answered unsupported", pr.Cases, pr.Unsupported)}
+	if pr.ExpectedErrors > 0 {
+		parts = append(parts, fmt.Sprintf("%d calls that must fail", pr.ExpectedErrors))
+	}
+	if pr.Vacuous > 0 {
+		parts = append(parts, fmt.Sprintf("%d did not meet the property's premise", pr.Vacuous))
+	}
+	return strings.Join(parts, ", ")
 }

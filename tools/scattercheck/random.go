@@ -47,6 +47,7 @@ type randomOutcome struct {
 	checks      int // calls run before the first failure (all when none failed)
 	unsupported int // calls answered unsupported (with allowUnsup)
 	errorsWant  int // calls that had to fail
+	resultsSeen int // calls that had to succeed and were answered (judged)
 	seed        uint64
 	shrinkSpent time.Duration // time from the first failure to the end
 	fail        *randomFail
@@ -130,7 +131,7 @@ func runRandom(b scatter.Backend, prof scatter.Profile, lvl scatter.Level, op sc
 	if !r.failedAt.IsZero() {
 		out.shrinkSpent = time.Since(r.failedAt)
 	}
-	out.checks, out.unsupported, out.errorsWant = r.checks, r.unsupported, r.errorsWant
+	out.checks, out.unsupported, out.errorsWant, out.resultsSeen = r.checks, r.unsupported, r.errorsWant, r.resultsSeen
 	switch {
 	case r.fail != nil:
 		out.fail = r.fail
@@ -161,13 +162,13 @@ type randomProp struct {
 	others     []scatter.DType
 	allowUnsup bool
 
-	checks, unsupported, errorsWant int
-	fail                            *randomFail // the last failing call: after shrinking, the minimal one
-	first                           []byte      // the request line of the first failing call
-	noRepeat                        bool        // a process failure: do not run again
-	failedAt                        time.Time   // when the first failure was found
-	unsup                           *randomFail // the smallest call answered unsupported
-	unsupLen                        int
+	checks, unsupported, errorsWant, resultsSeen int
+	fail                                         *randomFail // the last failing call: after shrinking, the minimal one
+	first                                        []byte      // the request line of the first failing call
+	noRepeat                                     bool        // a process failure: do not run again
+	failedAt                                     time.Time   // when the first failure was found
+	unsup                                        *randomFail // the smallest call answered unsupported
+	unsupLen                                     int
 }
 
 func (r *randomProp) property(t *rapid.T) {
@@ -213,6 +214,9 @@ func (r *randomProp) property(t *rapid.T) {
 			}
 		}
 		return
+	}
+	if r.fail == nil && exp.Codes() == nil {
+		r.resultsSeen++
 	}
 	if o.Modified != nil {
 		r.failModified(t, call, res, err)

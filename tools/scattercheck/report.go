@@ -113,6 +113,10 @@ type caseResult struct {
 	Seed     uint64 // random: the pair's seed
 	Note     string
 	Failure  *failure
+	// ErrorsOnly: a passing case that judged only calls that must fail (a
+	// spec case of an argument check, the broken calls' property), which
+	// does not show that the implementation computes anything.
+	ErrorsOnly bool
 	// XfailLike are the mutants of the xfail entry (like=) that made the
 	// case XFAIL or XPASS: an XFAIL failure's likely bug is one of them.
 	XfailLike []string

@@ -34,9 +34,13 @@ func excusable(kind string) bool { return !slices.Contains(unexcusable, kind) }
 
 // checkNothingPassed adds a failing case "gate/nothing-passed" to every run
 // of an available implementation in which no case passed (all skipped,
-// all filtered out, all expected failures, or it never started): such a
-// run has checked nothing, and must not read as a pass. It returns the
-// reasons, one per such run.
+// all filtered out, all expected failures, or it never started), or in
+// which every case that passed judged only calls that must fail while
+// some case was declined (answered unsupported, skipped under
+// -allow-unsupported): such a run has checked nothing the implementation
+// computes, and must not read as a pass. (A run that selects only
+// argument checks, -labels, and declines nothing still passes on them.)
+// It returns the reasons, one per such run.
 func checkNothingPassed(runs []*runReport, unavailable map[*runReport]bool) []string {
 	var reasons []string
 	for _, r := range runs {
@@ -44,7 +48,18 @@ func checkNothingPassed(runs []*runReport, unavailable map[*runReport]bool) []st
 			continue
 		}
 		c := r.counts()
-		if c[stPass]+c[stXpass] > 0 {
+		results, errorsOnly, declined := 0, 0, 0
+		for _, cr := range r.Cases {
+			switch {
+			case (cr.Status == stPass || cr.Status == stXpass) && cr.ErrorsOnly:
+				errorsOnly++
+			case cr.Status == stPass || cr.Status == stXpass:
+				results++
+			case declinedCase(cr):
+				declined++
+			}
+		}
+		if results > 0 || errorsOnly > 0 && declined == 0 {
 			continue
 		}
 		var parts []string
@@ -58,11 +73,18 @@ func checkNothingPassed(runs []*runReport, unavailable map[*runReport]bool) []st
 			what = strings.Join(parts, ", ")
 		}
 		reason := fmt.Sprintf("no case passed (%s): the run checked nothing", what)
+		if errorsOnly > 0 {
+			reason = fmt.Sprintf("no case that asks for a result passed (%d passed on calls that must fail only; %s): "+
+				"the run checked the argument checks and nothing the implementation computes", errorsOnly, what)
+		}
 		if c[stXfail] > 0 {
 			reason += "; expected failures do not count as passes"
 		}
-		if slices.ContainsFunc(r.Cases, declinedAll) {
+		switch {
+		case slices.ContainsFunc(r.Cases, declinedAll):
 			reason += "; the implementation answered unsupported to every call it was asked (-allow-unsupported skips them)"
+		case declined > 0:
+			reason += "; the implementation answered unsupported to every call that should succeed (-allow-unsupported skips them)"
 		}
 		reasons = append(reasons, fmt.Sprintf("%s (%v): %s", strings.TrimSpace(r.Impl.Name+" "+r.Impl.Version), r.Profile, reason))
 		r.Cases = append(r.Cases, &caseResult{ID: "gate/nothing-passed", Source: "gate", Status: stFail,
@@ -76,7 +98,15 @@ func checkNothingPassed(runs []*runReport, unavailable map[*runReport]bool) []st
 // declinedAll reports whether a case was skipped because every call of it
 // was answered unsupported.
 func declinedAll(cr *caseResult) bool {
-	return cr.Status == stSkip && (cr.Reason == declinedRandom || strings.HasPrefix(cr.Reason, declinedProperty))
+	return cr.Status == stSkip && (cr.Reason == declinedRandom ||
+		strings.HasPrefix(cr.Reason, declinedProperty+"all ") && strings.HasSuffix(cr.Reason, declinedEvery))
+}
+
+// declinedCase reports whether a case was skipped because calls of it
+// that should succeed were answered unsupported (-allow-unsupported).
+func declinedCase(cr *caseResult) bool {
+	return cr.Status == stSkip && (strings.HasPrefix(cr.Reason, notOffered) || cr.Reason == declinedRandom ||
+		strings.HasPrefix(cr.Reason, declinedResultsPrefix) || strings.HasPrefix(cr.Reason, declinedProperty))
 }
 
 var statusWords = map[status]string{stFail: "failed", stUnsup: "unsupported", stXfail: "expected failures", stSkip: "skipped"}
