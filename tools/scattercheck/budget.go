@@ -56,7 +56,7 @@ type requestBudget struct {
 func budgetFlags(fs *flag.FlagSet) *requestBudget {
 	b := &requestBudget{}
 	fs.Int64Var(&b.maxBytes, "max-request-memory", defaultMaxRequestMemory,
-		"decline (unsupported) a call whose estimated memory is more than this many bytes")
+		"decline (unsupported) a call whose estimated memory is more than this many bytes, and a request line of more than a third of it")
 	fs.DurationVar(&b.maxTime, "max-request-time", defaultMaxRequestSeconds*time.Second,
 		"decline (unsupported) a call whose estimated time is more than this")
 	return b
@@ -131,21 +131,28 @@ func (b *requestBudget) refuse(c scatter.Call) string {
 // answer may hold past its result.
 const lineSlack = 1 << 20
 
-// maxLine returns the longest request line the oracle reads: no call
-// within the memory budget M needs a longer one. Its inputs as views are
-// at most M/2 (the 2·I term), 2M/3 in base64; a judge request's answer is
-// at most 16 bytes of base64 per result element (out and arg), M/8 by the
-// 128·R term. So a line of more than M (and lineSlack) is declined as it
-// is read, before it is held whole or decoded: a request then costs the
-// oracle a few times its budget at most, never a few times the protocol's
-// line limit (DefaultMaxLineBytes, which bounds the line without a
-// memory budget).
+// maxLine returns the longest request line the oracle reads under the
+// memory budget M: the line counts in the budget. Reading a line holds it
+// twice at the peak (its pieces, then the joined line), and decoding it
+// adds its tensors' JSON strings and their elements: about 2.85 times the
+// line (ORACLE.md), so a line of more than M/lineCost (and lineSlack for
+// the JSON around the tensors) is declined as it is read, before it is
+// held whole or decoded, and a request costs the oracle about its budget,
+// never a few times it. (A call within the budget whose inputs need a
+// longer line, up to M/2 of inputs by the 2·I term, is declined so too:
+// -max-request-memory raises both.) Without a memory budget the
+// protocol's line limit holds (DefaultMaxLineBytes).
 func (b *requestBudget) maxLine() int {
-	if b == nil || b.maxBytes <= 0 || b.maxBytes >= protocol.DefaultMaxLineBytes-lineSlack {
+	if b == nil || b.maxBytes <= 0 || b.maxBytes/lineCost >= protocol.DefaultMaxLineBytes-lineSlack {
 		return protocol.DefaultMaxLineBytes
 	}
-	return int(b.maxBytes) + lineSlack
+	return int(b.maxBytes/lineCost) + lineSlack
 }
+
+// lineCost is what reading and decoding a request line costs the oracle
+// per byte of the line, at most: 2.85 measured (a 320 MB line, 912 MB at
+// the peak), rounded up.
+const lineCost = 3
 
 // tooLong answers a request line longer than maxLine: declined by the
 // budget where the budget set the limit, else the protocol's error.
@@ -154,7 +161,8 @@ func (b *requestBudget) tooLong(err *protocol.LineTooLongError) []byte {
 		return err.Answer()
 	}
 	return protocol.EncodeUnsupported(err.ID(), fmt.Sprintf("declined by the oracle's budget: a request line of more than %d bytes, "+
-		"longer than any call within the memory budget of %s needs (-max-request-memory raises it)", err.Max, memSize(float64(b.maxBytes))))
+		"whose reading and decoding alone take about %d times its length, over the memory budget of %s (-max-request-memory raises it)",
+		err.Max, lineCost, memSize(float64(b.maxBytes))))
 }
 
 // memSize writes a byte count with a binary unit (TiB at most).

@@ -175,3 +175,34 @@ func TestOracleLineOverTheBudget(t *testing.T) {
 		t.Errorf("no memory budget: line limit %d, want the protocol's %d", got, protocol.DefaultMaxLineBytes)
 	}
 }
+
+// TestOracleLineCountsInTheBudget: reading and decoding a request line
+// counts in the memory budget. A line of 0.6 times the budget (a call
+// within its 2·I term of inputs) is declined as it is read; a line of a
+// quarter of it is decoded, its call then declined by its estimate; the
+// oracle allocates no more than the budget for either, past the test's own
+// copy of the line.
+func TestOracleLineCountsInTheBudget(t *testing.T) {
+	const budget = 30_000_000
+	args := []string{"-max-request-memory", fmt.Sprint(budget)}
+	for _, c := range []struct {
+		n    int // contributions: the line is about 16n bytes
+		want string
+	}{
+		{1_100_000, "reading and decoding"},
+		{400_000, "contributions"},
+	} {
+		line := fmt.Sprintf(`{"id":3,"op":"scatter_add","self":{"dtype":"float32","shape":[1],"data":"AAAAAA=="},"dim":0,`+
+			`"index":{"dtype":"int64","shape":[%d],"data":%q},"src":{"dtype":"float32","shape":[%d],"data":%q}}`,
+			c.n, base64.StdEncoding.EncodeToString(make([]byte, 8*c.n)), c.n, base64.StdEncoding.EncodeToString(make([]byte, 4*c.n)))
+		var answers []protocol.Answer
+		got := allocatedBy(func() { answers, _ = oracleSession(t, args, line) })
+		if a := answers[0]; a.Kind != protocol.AnswerUnsupported || !strings.Contains(a.Err.Error(), c.want) {
+			t.Errorf("a line of %d bytes: %v %v, want declined saying %q", len(line), a.Kind, a.Err, c.want)
+		}
+		t.Logf("a line of %d bytes: %d KiB allocated", len(line), got>>10)
+		if bound := uint64(len(line) + budget); got > bound {
+			t.Errorf("a line of %d bytes: the oracle allocated %d KiB, over the budget of %d KiB and the line", len(line), got>>10, budget>>10)
+		}
+	}
+}
