@@ -27,7 +27,9 @@ import (
 //   - every case skipped because the framework answered "unsupported"
 //     (reason "not offered: ..."), which the table shows as a gap, with
 //     its failure's request line and PyTorch program left out (the
-//     judge's report still shows the call);
+//     judge's report still shows the call), and every random pair
+//     skipped because all its calls, or all those that should succeed,
+//     were (reason "every call ...");
 //   - every passing random pair some of whose calls were answered
 //     unsupported (its note says how many);
 //
@@ -78,9 +80,16 @@ func keepCase(c jsonCase) bool {
 	case stPass:
 		return allUnsupported.MatchString(c.Note)
 	case stSkip:
-		return strings.HasPrefix(c.Reason, "not offered")
+		return declinedSkip(c.Reason)
 	}
 	return true
+}
+
+// declinedSkip reports whether a skipped case's reason says the framework
+// declined it: a case answered unsupported, or a random pair all of whose
+// calls, or all those that should succeed, were (gate.go).
+func declinedSkip(reason string) bool {
+	return strings.HasPrefix(reason, notOffered) || reason == declinedRandom || strings.HasPrefix(reason, declinedResultsPrefix)
 }
 
 // compactReport makes the committed report from the gate's.
@@ -201,7 +210,7 @@ func cellAt(counts cntJS, kept []jsonCase) cellKind {
 	notOffered, emptyPasses := 0, 0
 	for _, c := range kept {
 		switch {
-		case c.Status == stSkip && strings.HasPrefix(c.Reason, "not offered") && !strings.Contains(c.Reason, "PyTorch raises"):
+		case c.Status == stSkip && declinedSkip(c.Reason) && !strings.Contains(c.Reason, "PyTorch raises"):
 			notOffered++
 		case c.Status == stPass:
 			if m := allUnsupported.FindStringSubmatch(c.Note); m != nil {

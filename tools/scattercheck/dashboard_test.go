@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,7 @@ func syntheticRun() jsonRun {
 			{Op: "gather", DType: "float64", Counts: cntJS{stPass: 1}},
 			{Op: "gather", DType: "float32", Counts: cntJS{stSkip: 2}},
 			{Op: "gather", DType: "int8", Counts: cntJS{stPass: 1, stSkip: 1}},
+			{Op: "gather", DType: "int32", Counts: cntJS{stPass: 1, stSkip: 1}},
 		},
 		Cases: []jsonCase{
 			c("spec/scatter/float32/a", "scatter", "float32", stPass, "", ""),
@@ -50,6 +52,9 @@ func syntheticRun() jsonRun {
 			c("random/gather/int8", "gather", "int8", stPass, "", "3 of 30 calls answered unsupported (not offered)"),
 			c("spec/gather/float32/a", "gather", "float32", stSkip, "the case's truth is that of [torch-1.13], not of torch-2", ""),
 			c("spec/gather/int8/a", "gather", "int8", stSkip, "backend fw does not claim gather on int8", ""),
+			// an argument check passed; every call that should succeed declined
+			c("spec/gather/int32/bad-index", "gather", "int32", stPass, "", ""),
+			c("random/gather/int32", "gather", "int32", stSkip, fmt.Sprintf(declinedResultsRandom, 4), "26 of 30 calls answered unsupported (declined)"),
 		},
 	}
 }
@@ -63,7 +68,7 @@ func TestDashboardTableRendering(t *testing.T) {
 		"|---|---|---|---|---|---|---|---|---|---|---|---|---|\n" +
 		"| fw ([report](fw.json)) | 1.0 (test) | `scatter` | ok, part | — | — | — | — | ok | — | — | ok | — |\n" +
 		"|  |  | `scatter_reduce` | — | — | FAIL | — | — | — | — | — | differs | — |\n" +
-		"|  |  | `gather` | — | — | ok | — | — | — | — | — | — | — |\n"
+		"|  |  | `gather` | — | — | ok | — | ok, part | — | — | — | — | — |\n"
 	got := renderTable([]loadedReport{{file: "fw.json", rep: rep}})
 	if got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
@@ -77,7 +82,7 @@ func TestDashboardTableRendering(t *testing.T) {
 	for _, c := range compact.Runs[0].Cases {
 		ids = append(ids, c.ID)
 	}
-	wantIDs := "spec/scatter/bool/a spec/scatter/int64/a spec/scatter_reduce/amax/float32/nan random/scatter_reduce/int8 random/gather/float64 random/gather/int8"
+	wantIDs := "spec/scatter/bool/a spec/scatter/int64/a spec/scatter_reduce/amax/float32/nan random/scatter_reduce/int8 random/gather/float64 random/gather/int8 random/gather/int32"
 	if strings.Join(ids, " ") != wantIDs {
 		t.Errorf("compacted cases %v, want %s", ids, wantIDs)
 	}
@@ -88,7 +93,7 @@ func TestDashboardTableRendering(t *testing.T) {
 		t.Errorf("compacting changed the gate's report: %+v", f)
 	}
 	om := compact.Dashboard.Omitted[0]
-	if om.Pass != 1 || om.Skip != 2 || om.SkipReasons["backend fw does not claim gather on int8"] != 1 {
+	if om.Pass != 2 || om.Skip != 2 || om.SkipReasons["backend fw does not claim gather on int8"] != 1 {
 		t.Errorf("omitted %+v", om)
 	}
 	if g := strings.Join(compact.Dashboard.Gate, " "); g != "-impl x -checks 30" || compact.Dashboard.Seconds != 1.5 {
