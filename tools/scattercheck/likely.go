@@ -47,9 +47,11 @@ func (l *likelyBug) String() string {
 var unclassifying = []string{"flaky-duplicates", "panics-on-empty-index", "writes-self"}
 
 // maxLikelyElements bounds the outputs that classification compares (a
-// shrunk or spec call is far smaller), and maxClassified the failures of
-// a run it looks at: each runs every mutant on the call (about 0.2 s for
-// 4096 elements, well under a millisecond for a shrunk call).
+// shrunk or spec call is far smaller; a property's case that does not
+// shrink may have some thousands: the default tier draws outputs a little
+// past 4096, such as 257×4×2×2), and maxClassified the failures of a run
+// it looks at: each runs every mutant on the call (about 0.2 s for 4096
+// elements, well under a millisecond for a shrunk call).
 // maxWorkloadLikelyElements is the bound for the workloads part's seven
 // calls, whose outputs at the default -workload-div have up to 64,000
 // elements (W7's 10,000: the whole run in 3.4 s, classification included),
@@ -58,7 +60,7 @@ var unclassifying = []string{"flaky-duplicates", "panics-on-empty-index", "write
 // and at -workload-div 1 every mutant on its 10 million contributions took
 // 52 s and 1.7 GB).
 const (
-	maxLikelyElements         = 4096
+	maxLikelyElements         = 1 << 14
 	maxClassified             = 100
 	maxWorkloadLikelyElements = 1 << 16
 	maxWorkloadLikelyInputs   = 1 << 21
