@@ -75,7 +75,7 @@ func (p *property) skipReason(target Target, info scatter.Info, lvl scatter.Leve
 		return "the target receives copies of the tensors (through the line protocol): what it does to the storage it is given cannot be seen"
 	}
 	if p.views && target.Materialises {
-		return "strided views reach the target as contiguous copies (an implementation behind the protocol is sent operation requests contiguous, whatever its strides claim): a view and its copy are the same call to it"
+		return "strided views reach the target as contiguous copies (an implementation behind the protocol is sent operation requests contiguous, unless it claims the strides extension and the gate runs with -strided-calls): a view and its copy are the same call to it"
 	}
 	if p.anyOp {
 		for _, op := range p.ops {

@@ -141,6 +141,13 @@ type ClientOptions struct {
 	// Context, if not nil, ends the Client when it is done, as Terminate
 	// does: a start or request in flight fails with KindClosed.
 	Context context.Context
+	// CallViews, if not nil, lets Run send a call's views as views (as
+	// Bench does) to an implementation that claims the strides extension,
+	// for the calls it reports true for; every other call goes contiguous,
+	// as PROTOCOL.md has operation requests. The gate sets it only when
+	// asked (-strided-calls), and leaves out the calls whose outcome
+	// PyTorch 2 ties to their layout (reference.LayoutFree).
+	CallViews func(scatter.Call) bool
 }
 
 func (o ClientOptions) killGrace() time.Duration {
@@ -243,7 +250,8 @@ func (c *Client) Restarts() int {
 	return c.restarts
 }
 
-// Run sends call to the implementation and returns its result, or its
+// Run sends call to the implementation (contiguous, or with its views as
+// ClientOptions.CallViews allows) and returns its result, or its
 // rejection as an *scatter.Error (ErrNotSupported for "unsupported"). A
 // call the protocol cannot express is an *scatter.Error with code
 // ErrInvalidArgument, and nothing is sent. A request that times out, a
@@ -253,7 +261,8 @@ func (c *Client) Run(call scatter.Call) (scatter.Result, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	id := c.id()
-	line, err := EncodeCall(id, call)
+	views := c.ext.Strides && c.opts.CallViews != nil && c.opts.CallViews(call)
+	line, err := EncodeOptions{Strides: views}.EncodeCall(id, call)
 	if err != nil {
 		return scatter.Result{}, err
 	}
@@ -275,8 +284,9 @@ func (c *Client) Run(call scatter.Call) (scatter.Result, error) {
 // timing answers with ErrNotSupported. When the implementation claims the
 // strides extension, the call's views go as views (an expanded index as
 // its row ids and strides), so that it times the call on the same layout;
-// otherwise they are materialised. (Run always sends contiguous tensors:
-// the gate's verdicts do not depend on the claim.) A time that is
+// otherwise they are materialised. (Run sends contiguous tensors unless
+// ClientOptions.CallViews says otherwise: by default the gate's verdicts
+// do not depend on the claim.) A time that is
 // negative, or not one per run, is a *ProcessError of kind KindGarbage.
 func (c *Client) Bench(call scatter.Call, repeat int) ([]float64, error) {
 	c.mu.Lock()

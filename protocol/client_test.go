@@ -79,6 +79,21 @@ func TestHelperProcess(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		fmt.Println("terminating")
 		time.Sleep(time.Hour)
+	case "views", "views-unclaimed": // claims strides (or not); answers every call unsupported, saying whether it came with strides
+		sc := bufio.NewScanner(os.Stdin)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			req, _ := DecodeRequest(sc.Bytes())
+			if req.Op == OpHello {
+				os.Stdout.Write(append(EncodeHelloAnswerExt(req.ID, helperBackend{}.Info(), Extensions{Strides: mode == "views"}), '\n'))
+				continue
+			}
+			how := "contiguous"
+			if bytes.Contains(sc.Bytes(), []byte(`"strides"`)) {
+				how = "with strides"
+			}
+			os.Stdout.Write(append(EncodeUnsupported(req.ID, how), '\n'))
+		}
 	case "protocol2":
 		var buf [256]byte
 		os.Stdin.Read(buf[:])
@@ -466,5 +481,34 @@ func TestServe(t *testing.T) {
 	lines = strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[0], `{"id":1,"error":{"kind":"invalid_argument"`) || !strings.Contains(lines[1], `"id":2,"protocol":1`) {
 		t.Fatalf("long line: %q", lines)
+	}
+}
+
+// TestClientCallViews: Run sends a call's views as views only to an
+// implementation that claims the strides extension, and only for the
+// calls ClientOptions.CallViews passes; else contiguous, as PROTOCOL.md
+// has operation requests.
+func TestClientCallViews(t *testing.T) {
+	view := scatter.Gather{Input: scatter.Tensor{Shape: []int{3}, Strides: []int{0}, Data: []float64{5}}, Dim: 0,
+		Index: scatter.FromSlice([]int64{2, 0, 2})}
+	yes := func(scatter.Call) bool { return true }
+	no := func(scatter.Call) bool { return false }
+	for _, c := range []struct {
+		name, mode string
+		views      func(scatter.Call) bool
+		want       string
+	}{
+		{"claimed, passed", "views", yes, "with strides"},
+		{"claimed, not passed", "views", no, "contiguous"},
+		{"claimed, no CallViews", "views", nil, "contiguous"},
+		{"not claimed", "views-unclaimed", yes, "contiguous"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cl := newHelper(t, c.mode, ClientOptions{CallViews: c.views})
+			_, err := cl.Run(view)
+			if scatter.CodeOf(err) != scatter.ErrNotSupported || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want the call sent %s", err, c.want)
+			}
+		})
 	}
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -41,6 +43,10 @@ const (
 //	wrong-large  serves the reference, claiming everything, but adds 1 to
 //	             the first element of a float32 result whose call has an
 //	             index of more than 32768 elements (a bug of a large path)
+//	flat-views   serves the reference, claiming everything and the strides
+//	             extension, but reads a view whose storage has as many
+//	             elements as the view (a transposed one) as if it were
+//	             contiguous: a kernel that ignores strides
 //	errors-only  serves the reference, claiming everything, but answers
 //	             unsupported to every call that should succeed: it gets
 //	             every argument check right and computes nothing
@@ -56,6 +62,22 @@ func benchHelper(mode string) int {
 		} else {
 			mode = "serve"
 		}
+	}
+	if mode == "flat-views" {
+		pr, pw := io.Pipe()
+		go func() {
+			sc := bufio.NewScanner(os.Stdin)
+			sc.Buffer(nil, 1<<30)
+			for sc.Scan() {
+				pw.Write(append(dropSameSizeStrides(sc.Bytes()), '\n'))
+			}
+			pw.Close()
+		}()
+		if err := protocol.Serve(pr, os.Stdout, reference.New(scatter.Torch2)); err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			return 1
+		}
+		return 0
 	}
 	if mode == "decline-rank3" || mode == "wrong-large" || mode == "errors-only" {
 		var b scatter.Backend = declineRank3{reference.New(scatter.Torch2)}
@@ -117,6 +139,38 @@ func (d declineRank3) Run(c scatter.Call) (scatter.Result, error) {
 		}
 	}
 	return d.Backend.Run(c)
+}
+
+// dropSameSizeStrides removes "strides" from every tensor of a request
+// line whose storage has as many elements as its shape: the line then
+// asks for the storage read in order, not for the view.
+func dropSameSizeStrides(line []byte) []byte {
+	var req map[string]json.RawMessage
+	if json.Unmarshal(line, &req) != nil {
+		return line
+	}
+	for name, raw := range req {
+		var w protocol.Tensor
+		if json.Unmarshal(raw, &w) != nil || w.Strides == nil {
+			continue
+		}
+		dt, err := scatter.ParseDType(w.DType)
+		data, err2 := base64.StdEncoding.DecodeString(w.Data)
+		if err != nil || err2 != nil {
+			continue
+		}
+		n := 1
+		for _, s := range w.Shape {
+			n *= s
+		}
+		if len(data) != n*dt.Size() {
+			continue
+		}
+		w.Strides = nil
+		req[name], _ = json.Marshal(w)
+	}
+	out, _ := json.Marshal(req)
+	return out
 }
 
 // errorsOnly answers the calls that must fail as its backend does, and

@@ -38,6 +38,7 @@ type gateConfig struct {
 	shrinkBudget     time.Duration // left for shrinking in this run (all parts)
 	maxProcFailures  int
 	allowUnsupported bool
+	stridedCalls     bool // -strided-calls: views as views to an implementation claiming strides
 	strictXfail      bool
 	xfailPath        string
 	junitPath        string
@@ -94,6 +95,8 @@ func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 	shrinkBudget := fs.Duration("shrink-budget", defaultShrinkBudget, "the most time spent shrinking in all (once spent, failures are reported as found)")
 	maxProc := fs.Int("max-process-failures", defaultMaxProcFailures, "after this many hangs, crashes or garbage answers, stop sending requests (0: never stop)")
 	allowUnsup := fs.Bool("allow-unsupported", false, "count calls answered \"unsupported\" as skipped instead of failed")
+	stridedCalls := fs.Bool("strided-calls", false, "send the properties' strided views as views (the strides extension) to an implementation that claims it, "+
+		"but the calls PyTorch 2 answers by their layout; without it operation requests are contiguous")
 	xfail := fs.String("xfail", "", "file of expected failures: one case id or glob a line, optionally followed by like=MUTANT[,MUTANT...] (excuse only a failure that looks like one of them) and '# reason'")
 	strictXfail := fs.Bool("strict-xfail", false, "an expected failure that passes (XPASS) fails the run")
 	junit := fs.String("junit", "", "write a JUnit XML report to this file")
@@ -106,7 +109,7 @@ func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 	tier := fs.String("properties-tier", "default", "the tensor sizes of the properties part: short (up to 256 elements), default (4096, sizes around 32 and 256) or long (2^17, sizes around 65536)")
 	return func() (*gateConfig, error) {
 		cfg := &gateConfig{impl: *impl, checks: *checks, seed: *seed, timeout: *timeout, startTimeout: *startTimeout,
-			shrinkTime: *shrink, shrinkBudget: *shrinkBudget, maxProcFailures: *maxProc, allowUnsupported: *allowUnsup, strictXfail: *strictXfail,
+			shrinkTime: *shrink, shrinkBudget: *shrinkBudget, maxProcFailures: *maxProc, allowUnsupported: *allowUnsup, stridedCalls: *stridedCalls, strictXfail: *strictXfail,
 			xfailPath: *xfail, junitPath: *junit, jsonPath: *jsonPath, reproDir: *repro, verbose: *verbose,
 			deadline: *deadline, progress: *progress, suites: map[string]bool{}, torch: &torchNotes{}}
 		var err error
@@ -382,6 +385,9 @@ func runBuiltins(cfg *gateConfig, levelGiven bool) {
 // profile.
 func runImpl(cfg *gateConfig) []*runReport {
 	opts := protocol.ClientOptions{Timeout: cfg.timeout, StartTimeout: cfg.startTimeout, Context: cfg.sess.context()}
+	if cfg.stridedCalls {
+		opts.CallViews = reference.LayoutFree
+	}
 	t0 := time.Now()
 	client, err := protocol.NewClient(cfg.impl, opts)
 	if err != nil {

@@ -233,3 +233,20 @@ func TestNothingPassedErrorsOnly(t *testing.T) {
 		t.Error("errors_only is lost in the -json report")
 	}
 }
+
+// TestStridedCalls: an implementation that claims the strides extension
+// and reads a transposed view as if it were contiguous passes the
+// properties when operation requests are contiguous (the default), and
+// fails them under -strided-calls, which sends the strided cases' views as
+// views.
+func TestStridedCalls(t *testing.T) {
+	args := []string{"-impl", helperImpl(t, "flat-views"), "-ops", "scatter_add,gather", "-suites", "properties",
+		"-checks", "60", "-properties-tier", "short", "-profile", "torch-2", "-seed", "3"}
+	if code, out, errb := runCmd(t, nil, args...); code != 0 {
+		t.Fatalf("contiguous requests: exit %d, want 0\n%s%s", code, out, errb)
+	}
+	code, out, errb := runCmd(t, nil, append(args, "-strided-calls")...)
+	if code != 1 || !strings.Contains(out, "--- FAIL property/") {
+		t.Fatalf("-strided-calls: exit %d, want 1 and a property failing\n%s%s", code, out, errb)
+	}
+}

@@ -96,7 +96,7 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 				tb.Errorf("the properties stopped: %v", r)
 			}
 		}()
-		rep = properties.CheckTB(tb, propertiesTarget(g, p, cfg.level), budget)
+		rep = properties.CheckTB(tb, propertiesTarget(g, p, cfg), budget)
 	}()
 	declined, declinedErr := g.firstDecline()
 	var out []*caseResult
@@ -291,11 +291,14 @@ func (f *failure) rerunKept(calls []scatter.Call, g *guarded) {
 // propertiesTarget is the properties' target for the guarded backend g: an
 // implementation behind the protocol receives copies of the tensors, and
 // every view as a contiguous copy (Client.Run sends operation requests
-// contiguous whatever the strides claim; only bench requests carry views).
-func propertiesTarget(g *guarded, p scatter.Profile, lvl scatter.Level) properties.Target {
-	t := properties.Target{Backend: g, Profile: p, Level: lvl}
-	if _, ok := g.inner.(*protocol.Client); ok {
-		t.Copies, t.Materialises = true, true
+// contiguous whatever the strides claim; only bench requests carry
+// views), unless -strided-calls asks for views and the implementation
+// claims the strides extension: then the views of the calls that
+// reference.LayoutFree passes reach it as views.
+func propertiesTarget(g *guarded, p scatter.Profile, cfg *gateConfig) properties.Target {
+	t := properties.Target{Backend: g, Profile: p, Level: cfg.level}
+	if c, ok := g.inner.(*protocol.Client); ok {
+		t.Copies, t.Materialises = true, !(cfg.stridedCalls && c.Extensions().Strides)
 	}
 	return t
 }
