@@ -340,7 +340,7 @@ func negativeIndexWrapped(b scatter.Backend, c scatter.Call) (scatter.Result, er
 func nanDroppedAmax(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 	switch x := c.(type) {
 	case scatter.ScatterReduce:
-		x.Src = dropNaN(x.Src, x.Reduce)
+		x.Src = dropNaN(x.Src, srReduce(x.Reduce))
 		c = x
 	case scatter.IndexReduce:
 		x.Source = dropNaN(x.Source, x.Reduce)
@@ -437,7 +437,7 @@ func tailDropped(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 // int8AmaxIdentityZero runs the mutant int8-amax-identity-zero.
 func int8AmaxIdentityZero(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 	x, ok := c.(scatter.ScatterReduce)
-	if !ok || x.Reduce != scatter.ReduceAmax || !x.ExcludeSelf || x.Self.DType() != scatter.DTInt8 {
+	if !ok || srReduce(x.Reduce) != scatter.ReduceAmax || !x.ExcludeSelf || x.Self.DType() != scatter.DTInt8 {
 		return b.Run(c)
 	}
 	if _, err := b.Run(c); err != nil {
@@ -496,7 +496,7 @@ func halfTruncated(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 	case scatter.ScatterAdd:
 		self, src = x.Self, x.Src
 	case scatter.ScatterReduce:
-		if x.Reduce == scatter.ReduceAmax || x.Reduce == scatter.ReduceAmin {
+		if r := srReduce(x.Reduce); r == scatter.ReduceAmax || r == scatter.ReduceAmin {
 			return b.Run(c)
 		}
 		self, src = x.Self, x.Src
@@ -847,6 +847,19 @@ func dropNaN(t scatter.Tensor, r scatter.Reduce) scatter.Tensor {
 		}
 	}
 	return c
+}
+
+// srReduce is scatter_reduce's reduction r with PyTorch 2's aliases read
+// as what they name: "max" is amax, "min" amin (get_reduction_enum; torch
+// 1.13 rejects them, and the mutants then run on an error call).
+func srReduce(r scatter.Reduce) scatter.Reduce {
+	switch r {
+	case scatter.ReduceMax:
+		return scatter.ReduceAmax
+	case scatter.ReduceMin:
+		return scatter.ReduceAmin
+	}
+	return r
 }
 
 // meanFromSum computes a scatter_reduce mean from the reference's sum of
@@ -1204,7 +1217,7 @@ func nanSelfDropped(p scatter.Profile) runFunc {
 	return func(b scatter.Backend, c scatter.Call) (scatter.Result, error) {
 		res, err := b.Run(c)
 		x, ok := c.(scatter.ScatterReduce)
-		if err != nil || !ok || x.Reduce != scatter.ReduceAmax && x.Reduce != scatter.ReduceAmin {
+		if r := srReduce(x.Reduce); err != nil || !ok || r != scatter.ReduceAmax && r != scatter.ReduceAmin {
 			return res, err
 		}
 		g, ok := reference.Expect(c, p).Folds()

@@ -141,3 +141,17 @@ func f16(vs ...float64) scatter.Tensor {
 	}
 	return scatter.FromSlice(d, len(vs))
 }
+
+// TestLikelyForReduceAliases: scatter_reduce's "max" and "min", PyTorch 2's
+// aliases of amax and amin, are classified as those are: a NaN dropped by
+// "max" looks like nan-dropped-amax.
+func TestLikelyForReduceAliases(t *testing.T) {
+	f32 := func(v ...float32) scatter.Tensor { return scatter.FromSlice(v) }
+	for _, r := range []scatter.Reduce{scatter.ReduceAmax, scatter.ReduceMax, scatter.ReduceAmin, scatter.ReduceMin} {
+		call := scatter.ScatterReduce{Self: f32(0), Dim: 0, Index: scatter.FromSlice([]int64{0}), Src: f32(float32(math.NaN())), Reduce: r}
+		l, why := likelyFor(call, scatter.Torch2, scatter.Conformant, scatter.Result{Out: f32(0)}, nil, maxLikelyElements, 0)
+		if l == nil || l.Mutant != "nan-dropped-amax" {
+			t.Errorf("reduce %q, the NaN dropped: looks like %+v (%s), want nan-dropped-amax", r, l, why)
+		}
+	}
+}
