@@ -837,10 +837,35 @@ fn op_scatter(
     }
     let src = match (src, value) {
         (Some(src), _) => src.to_candle("src")?,
-        (None, Some(v)) => value_tensor(v, s.dt, &index.shape1())?,
+        (None, Some(v)) => {
+            // PyTorch checks the index's values before it converts the
+            // value (so scatter(zeros(1), 0, [-1], 1e39) is
+            // index_out_of_range, not value_overflow); candle checks them
+            // only when it runs, after the conversion here.
+            index_in_range(&index, s.shape1()[dim])?;
+            value_tensor(v, s.dt, &index.shape1())?
+        }
         (None, None) => unreachable!("checked by the caller"),
     };
     scatter_plan(&s, dim, &index, src, how)
+}
+
+/// PyTorch's bounds check of a scatter's index values, the adapter's own:
+/// index_out_of_range for the first value outside [0, size). (i64::MAX,
+/// candle's padding id, is left to index_tensor, which answers it
+/// unsupported.)
+fn index_in_range(index: &Wire, size: usize) -> R<()> {
+    let vals = index.index_values().expect("an index dtype");
+    match vals
+        .iter()
+        .find(|&&v| v != i64::MAX && (v < 0 || v as u64 >= size as u64))
+    {
+        Some(v) => err(
+            "index_out_of_range",
+            format!("index {v} is out of bounds for dimension with size {size}"),
+        ),
+        None => Ok(()),
+    }
 }
 
 /// torch.Tensor.scatter_reduce_(dim, index, src, reduce, include_self), out
@@ -1220,6 +1245,22 @@ mod tests {
             Err(Fail::Error(k, _)) => k,
             Err(Fail::Unsupported(_)) => "unsupported",
         }
+    }
+
+    #[test]
+    fn scatter_value_checks_the_index_before_converting_the_value() {
+        let index = Wire {
+            dt: WireType::I64,
+            shape: vec![1],
+            raw: (-1i64).to_le_bytes().to_vec(),
+        };
+        let s = Wire {
+            dt: WireType::F32,
+            shape: vec![1],
+            raw: 0f32.to_le_bytes().to_vec(),
+        };
+        let got = op_scatter(s, 0, index, None, Some(Scalar::Float(1e39)), None);
+        assert_eq!(kind(got), "index_out_of_range");
     }
 
     #[test]
