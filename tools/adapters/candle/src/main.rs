@@ -838,11 +838,13 @@ fn op_scatter(
     let src = match (src, value) {
         (Some(src), _) => src.to_candle("src")?,
         (None, Some(v)) => {
-            // PyTorch checks the index's values before it converts the
-            // value (so scatter(zeros(1), 0, [-1], 1e39) is
-            // index_out_of_range, not value_overflow); candle checks them
-            // only when it runs, after the conversion here.
-            index_in_range(&index, s.shape1()[dim])?;
+            // PyTorch converts the value element by element, each after
+            // its index element's bounds check: the first index element
+            // decides between index_out_of_range and value_overflow
+            // (scatter(zeros(1), 0, [-1], 1e39) is the former, [0, 5] the
+            // latter); candle checks the index only when it runs, after
+            // the conversion here.
+            first_index_in_range(&index, s.shape1()[dim])?;
             value_tensor(v, s.dt, &index.shape1())?
         }
         (None, None) => unreachable!("checked by the caller"),
@@ -850,21 +852,18 @@ fn op_scatter(
     scatter_plan(&s, dim, &index, src, how)
 }
 
-/// PyTorch's bounds check of a scatter's index values, the adapter's own:
-/// index_out_of_range for the first value outside [0, size). (i64::MAX,
+/// PyTorch's bounds check of a scatter's first index element, the
+/// adapter's own: index_out_of_range when it is outside [0, size). (i64::MAX,
 /// candle's padding id, is left to index_tensor, which answers it
 /// unsupported.)
-fn index_in_range(index: &Wire, size: usize) -> R<()> {
+fn first_index_in_range(index: &Wire, size: usize) -> R<()> {
     let vals = index.index_values().expect("an index dtype");
-    match vals
-        .iter()
-        .find(|&&v| v != i64::MAX && (v < 0 || v as u64 >= size as u64))
-    {
-        Some(v) => err(
+    match vals.first() {
+        Some(&v) if v != i64::MAX && (v < 0 || v as u64 >= size as u64) => err(
             "index_out_of_range",
             format!("index {v} is out of bounds for dimension with size {size}"),
         ),
-        None => Ok(()),
+        _ => Ok(()),
     }
 }
 
@@ -1248,7 +1247,7 @@ mod tests {
     }
 
     #[test]
-    fn scatter_value_checks_the_index_before_converting_the_value() {
+    fn scatter_value_checks_the_first_index_element_before_converting_the_value() {
         let index = Wire {
             dt: WireType::I64,
             shape: vec![1],
@@ -1259,8 +1258,16 @@ mod tests {
             shape: vec![1],
             raw: 0f32.to_le_bytes().to_vec(),
         };
-        let got = op_scatter(s, 0, index, None, Some(Scalar::Float(1e39)), None);
+        let got = op_scatter(s.clone(), 0, index, None, Some(Scalar::Float(1e39)), None);
         assert_eq!(kind(got), "index_out_of_range");
+        // the first element in range: the value's conversion fails first
+        let index = Wire {
+            dt: WireType::I64,
+            shape: vec![2],
+            raw: [0i64.to_le_bytes(), 5i64.to_le_bytes()].concat(),
+        };
+        let got = op_scatter(s, 0, index, None, Some(Scalar::Float(1e39)), None);
+        assert_eq!(kind(got), "value_overflow");
     }
 
     #[test]
