@@ -100,6 +100,13 @@ var frameworks = []framework{
 		Xfail: "tools/adapters/xfail/candle.txt", Repro: "docs/conformance/repro/candle_torch_repro.py",
 		Runner: "tools/torchenv/run sid python3",
 		Gate:   []string{"-allow-unsupported"}},
+	// burn: a Rust binary too (burn-tensor on the NdArray backend); its
+	// repro in Burn is repro/burn_repro.rs, the same calls in PyTorch 2.14
+	// burn_torch_repro.py.
+	{Name: "burn", Install: "burn",
+		Xfail: "tools/adapters/xfail/burn.txt", Repro: "docs/conformance/repro/burn_torch_repro.py",
+		Runner: "tools/torchenv/run sid python3",
+		Gate:   []string{"-allow-unsupported"}},
 }
 
 // dashConfig is what one dashboard run was asked.
