@@ -1883,7 +1883,15 @@ mod tests {
         // index [0, 5] the value's overflow comes first.
         let s = f32s(&[1], &[0.]);
         let v = Some(Scalar::Float(1e39));
-        let first_bad = op_scatter(s.clone(), 0, i64s(&[1], &[-1]), None, v, None, Rules::Torch2);
+        let first_bad = op_scatter(
+            s.clone(),
+            0,
+            i64s(&[1], &[-1]),
+            None,
+            v,
+            None,
+            Rules::Torch2,
+        );
         assert_eq!(kind(first_bad), "index_out_of_range");
         let first_ok = op_scatter(s, 0, i64s(&[2], &[0, 5]), None, v, None, Rules::Torch2);
         assert_eq!(kind(first_ok), "value_overflow");
