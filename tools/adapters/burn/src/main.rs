@@ -26,30 +26,20 @@
 //! tools/adapters/burn/README.md has the whole mapping, what is claimed
 //! and answered `unsupported`, and the differences found.
 
-use std::any::Any;
 use std::cell::RefCell;
-use std::io::{BufRead, Write};
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
-use std::time::Instant;
 
-use base64::engine::general_purpose::STANDARD as B64;
-use base64::Engine as _;
 use burn_tensor::kind::Basic;
 use burn_tensor::{
     Bool, BoolStore, DType, Device, Float, IndexingUpdateOp, Int, Tensor, TensorData,
 };
-use serde_json::{json, Map, Value};
+use scatter_adapter_wire::*;
+use serde_json::{Map, Value};
 
 /// burn-tensor's and burn-ndarray's versions, read from Cargo.lock by build.rs.
 const BURN_VERSION: &str = env!("BURN_VERSION");
 const BURN_NDARRAY_VERSION: &str = env!("BURN_NDARRAY_VERSION");
-
-const PROTOCOL: i64 = 1;
-
-/// The most elements one tensor may have (SCATTER_ADAPTER_MAX_ELEMS), so
-/// that a request cannot make the adapter allocate without bound.
-const DEFAULT_MAX_ELEMS: usize = 1 << 26;
 
 /// The most dimensions the adapter gives Burn: its tensors have their rank
 /// as a const generic (`Tensor<D, K>`), so each rank is compiled in.
@@ -69,42 +59,7 @@ const CLAIMED: [WireType; 8] = [
     WireType::F64,
 ];
 
-// ------------------------------------------------------------- rejections
-
-/// A call that is not answered with a tensor: a protocol error of a kind,
-/// or `unsupported`.
-#[derive(Debug)]
-enum Fail {
-    Error(&'static str, String),
-    Unsupported(String),
-}
-
-type R<T> = Result<T, Fail>;
-
-fn err<T>(kind: &'static str, message: impl Into<String>) -> R<T> {
-    Err(Fail::Error(kind, message.into()))
-}
-
-fn unsupported<T>(message: impl Into<String>) -> R<T> {
-    Err(Fail::Unsupported(message.into()))
-}
-
 // ---------------------------------------------------------------- tensors
-
-/// The protocol's dtypes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum WireType {
-    Bool,
-    U8,
-    I8,
-    I16,
-    I32,
-    I64,
-    F16,
-    BF16,
-    F32,
-    F64,
-}
 
 /// Burn's three tensor kinds (`Tensor<D, Float | Int | Bool>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,48 +69,15 @@ enum TensorKind {
     Bool,
 }
 
-impl WireType {
-    fn parse(s: &str) -> Option<WireType> {
-        Some(match s {
-            "bool" => WireType::Bool,
-            "uint8" => WireType::U8,
-            "int8" => WireType::I8,
-            "int16" => WireType::I16,
-            "int32" => WireType::I32,
-            "int64" => WireType::I64,
-            "float16" => WireType::F16,
-            "bfloat16" => WireType::BF16,
-            "float32" => WireType::F32,
-            "float64" => WireType::F64,
-            _ => return None,
-        })
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            WireType::Bool => "bool",
-            WireType::U8 => "uint8",
-            WireType::I8 => "int8",
-            WireType::I16 => "int16",
-            WireType::I32 => "int32",
-            WireType::I64 => "int64",
-            WireType::F16 => "float16",
-            WireType::BF16 => "bfloat16",
-            WireType::F32 => "float32",
-            WireType::F64 => "float64",
-        }
-    }
-
-    fn size(self) -> usize {
-        match self {
-            WireType::Bool | WireType::U8 | WireType::I8 => 1,
-            WireType::I16 | WireType::F16 | WireType::BF16 => 2,
-            WireType::I32 | WireType::F32 => 4,
-            WireType::I64 | WireType::F64 => 8,
-        }
-    }
-
+/// Burn's side of the protocol's dtypes.
+trait BurnType {
     /// Burn's dtype on the NdArray backend, None where it has none.
+    fn burn(self) -> Option<DType>;
+    /// Burn's tensor kind of the dtype.
+    fn kind(self) -> TensorKind;
+}
+
+impl BurnType for WireType {
     fn burn(self) -> Option<DType> {
         Some(match self {
             WireType::Bool => DType::Bool(BoolStore::Native),
@@ -177,66 +99,19 @@ impl WireType {
             _ => TensorKind::Int,
         }
     }
-
-    fn is_float(self) -> bool {
-        self.kind() == TensorKind::Float
-    }
 }
 
-/// A decoded protocol tensor: contiguous, row-major, little-endian bytes.
-#[derive(Clone, Debug)]
-struct Wire {
-    dt: WireType,
-    shape: Vec<usize>,
-    raw: Vec<u8>,
-}
-
-impl Wire {
-    fn numel(&self) -> usize {
-        self.shape.iter().product()
-    }
-
-    fn ndim(&self) -> usize {
-        self.shape.len()
-    }
-
-    /// The shape with a 0-d tensor seen as [1] (PyTorch's scatter and
-    /// gather treat a 0-d tensor as 1-d).
-    fn shape1(&self) -> Vec<usize> {
-        if self.shape.is_empty() {
-            vec![1]
-        } else {
-            self.shape.clone()
-        }
-    }
-
-    /// The index values as i64 (an int32 index widened), or None for a
-    /// dtype that is not an index dtype.
-    fn index_values(&self) -> Option<Vec<i64>> {
-        match self.dt {
-            WireType::I64 => Some(le(&self.raw, i64::from_le_bytes)),
-            WireType::I32 => Some(
-                le(&self.raw, i32::from_le_bytes)
-                    .into_iter()
-                    .map(i64::from)
-                    .collect(),
-            ),
-            _ => None,
-        }
-    }
-
-    /// A tensor of shape whose every element is one (its little-endian
-    /// bytes, of dtype dt).
-    fn filled(dt: WireType, shape: &[usize], one: &[u8]) -> Wire {
-        let n: usize = shape.iter().product();
-        Wire {
-            dt,
-            shape: shape.to_vec(),
-            raw: one.repeat(n),
-        }
-    }
-
+/// A protocol tensor as Burn's data, and back.
+trait BurnWire: Sized {
     /// Burn's TensorData of these elements, of shape shape1().
+    fn data(&self) -> TensorData;
+    /// The wire form of Burn's result data, of dtype dt and the shape the
+    /// answer has. Burn must keep the dtype: a result of another dtype is
+    /// an error of the call.
+    fn from_data(d: &TensorData, dt: WireType, shape: Vec<usize>) -> R<Self>;
+}
+
+impl BurnWire for Wire {
     fn data(&self) -> TensorData {
         let shape = self.shape1();
         let raw = &self.raw;
@@ -255,9 +130,6 @@ impl Wire {
         }
     }
 
-    /// The wire form of Burn's result data, of dtype dt and the shape the
-    /// answer has. Burn must keep the dtype: a result of another dtype is
-    /// an error of the call.
     fn from_data(d: &TensorData, dt: WireType, shape: Vec<usize>) -> R<Wire> {
         if Some(d.dtype()) != dt.burn() {
             return err(
@@ -294,405 +166,9 @@ impl Wire {
         }
         Ok(w)
     }
-
-    fn encode(&self) -> Value {
-        json!({"dtype": self.dt.name(), "shape": self.shape, "data": B64.encode(&self.raw)})
-    }
-}
-
-/// The little-endian elements of raw, each decoded by f.
-fn le<T, const N: usize>(raw: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
-    raw.chunks_exact(N)
-        .map(|c| f(c.try_into().unwrap()))
-        .collect()
-}
-
-fn max_elems() -> usize {
-    std::env::var("SCATTER_ADAPTER_MAX_ELEMS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(DEFAULT_MAX_ELEMS)
-}
-
-fn decode_tensor(v: &Value, name: &str) -> R<Wire> {
-    let obj = match v.as_object() {
-        Some(o) => o,
-        None => {
-            return err(
-                "invalid_argument",
-                format!("{name}: a tensor is an object with dtype, shape and data"),
-            )
-        }
-    };
-    let dt = match obj
-        .get("dtype")
-        .and_then(Value::as_str)
-        .and_then(WireType::parse)
-    {
-        Some(dt) => dt,
-        None => return err("invalid_argument", format!("{name}: unknown dtype")),
-    };
-    let shape_v = match obj.get("shape").and_then(Value::as_array) {
-        Some(s) if s.len() <= 64 => s,
-        _ => return err("invalid_argument", format!("{name}: shape is not a list")),
-    };
-    let mut shape = Vec::with_capacity(shape_v.len());
-    let mut n: usize = 1;
-    for s in shape_v {
-        let d = match s.as_u64().and_then(|d| usize::try_from(d).ok()) {
-            Some(d) => d,
-            None => {
-                return err(
-                    "invalid_argument",
-                    format!("{name}: shape {shape_v:?} is not a list of non-negative integers"),
-                )
-            }
-        };
-        n = n.saturating_mul(d);
-        shape.push(d);
-    }
-    if matches!(obj.get("strides"), Some(s) if !s.is_null()) {
-        return err(
-            "invalid_argument",
-            format!("{name}: strides were not claimed"),
-        );
-    }
-    let limit = max_elems();
-    if n > limit {
-        return unsupported(format!(
-            "{name}: the adapter does not take a tensor of more than {limit} elements"
-        ));
-    }
-    let data = match obj.get("data") {
-        None => "",
-        Some(Value::String(s)) => s.as_str(),
-        Some(_) => return err("invalid_argument", format!("{name}: data is not a string")),
-    };
-    let raw = match B64.decode(data) {
-        Ok(r) => r,
-        Err(e) => return err("invalid_argument", format!("{name}: malformed base64: {e}")),
-    };
-    let want = n * dt.size();
-    if raw.len() != want {
-        return err(
-            "invalid_argument",
-            format!(
-                "{name}: {} bytes of data, shape {shape:?} of {} needs {want}",
-                raw.len(),
-                dt.name()
-            ),
-        );
-    }
-    if dt == WireType::Bool && raw.iter().any(|&b| b > 1) {
-        return err(
-            "invalid_argument",
-            format!("{name}: a bool byte is not 0 or 1"),
-        );
-    }
-    Ok(Wire { dt, shape, raw })
-}
-
-// ---------------------------------------------------------------- scalars
-
-/// A protocol scalar: a JSON integer, a JSON number with a fraction or an
-/// exponent, "nan", "inf", "-inf", or (the Go codec's extension) a bool.
-#[derive(Clone, Copy, Debug)]
-enum Scalar {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-}
-
-fn decode_scalar(v: &Value, name: &str) -> R<Scalar> {
-    match v {
-        Value::Bool(b) => Ok(Scalar::Bool(*b)),
-        Value::Number(n) => {
-            if n.is_f64() {
-                Ok(Scalar::Float(n.as_f64().unwrap()))
-            } else if let Some(i) = n.as_i64() {
-                Ok(Scalar::Int(i))
-            } else {
-                err("invalid_argument", format!("{name}: {n} is outside int64"))
-            }
-        }
-        Value::String(s) if s == "nan" => Ok(Scalar::Float(f64::NAN)),
-        Value::String(s) if s == "inf" => Ok(Scalar::Float(f64::INFINITY)),
-        Value::String(s) if s == "-inf" => Ok(Scalar::Float(f64::NEG_INFINITY)),
-        _ => err(
-            "invalid_argument",
-            format!("{name}: {v} is not a number, \"nan\", \"inf\" or \"-inf\""),
-        ),
-    }
-}
-
-/// numeric_limits<T>::lowest() and max() as doubles.
-fn dtype_range(dt: WireType) -> (f64, f64) {
-    match dt {
-        WireType::Bool => (0.0, 1.0),
-        WireType::U8 => (0.0, 255.0),
-        WireType::I8 => (-128.0, 127.0),
-        WireType::I16 => (i16::MIN as f64, i16::MAX as f64),
-        WireType::I32 => (i32::MIN as f64, i32::MAX as f64),
-        WireType::I64 => (i64::MIN as f64, i64::MAX as f64),
-        WireType::F16 => (-65504.0, 65504.0),
-        WireType::BF16 => (-3.3895313892515355e38, 3.3895313892515355e38),
-        WireType::F32 => (f32::MIN as f64, f32::MAX as f64),
-        WireType::F64 => (f64::MIN, f64::MAX),
-    }
-}
-
-/// Whether integer i is inside the integer dtype's range exactly.
-fn int_fits(i: i64, dt: WireType) -> bool {
-    match dt {
-        WireType::I8 => i8::try_from(i).is_ok(),
-        WireType::I16 => i16::try_from(i).is_ok(),
-        WireType::I32 => i32::try_from(i).is_ok(),
-        _ => true,
-    }
-}
-
-/// The PyTorch whose argument rules the adapter checks (its
-/// `--profile` flag, named as the gate's profiles): the rules of the
-/// default torch-2 (2.14) and of torch-2.6 differ in two places that
-/// reach these operations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum Rules {
-    /// PyTorch 2.8 and later (verified 2.14): int32 indices everywhere,
-    /// a float scalar into an integer dtype in the half-open [lowest, max+1).
-    #[default]
-    Torch2,
-    /// PyTorch 2.0 to 2.7 (verified 2.6): scatter, scatter_add,
-    /// scatter_reduce and gather take int64 indices only; a float scalar
-    /// into an integer dtype in the closed [lowest, max] as doubles.
-    Torch26,
-}
-
-/// c10's checked `Scalar::to<T>()` (the conversion of scatter's `value`;
-/// Burn never sees the scalar: it gets a tensor filled with the converted
-/// value). It fails with value_overflow: from an int, outside
-/// [lowest, max], except that uint8 takes negative ints down to -255 (they
-/// wrap: -1 is 255); from a float, NaN into an integer dtype, a finite
-/// value outside [lowest, max] for a float dtype, outside the half-open
-/// [lowest, max + 1) for an integer dtype under torch-2 (the closed
-/// [lowest, max] as doubles under torch-2.6, where int64 2^63 passes and
-/// wraps to -2^63); +-inf is fine into a float dtype. The conversion:
-/// float to integer truncates toward zero; a bool is 0 or 1; anything
-/// into bool is "not zero". Returns the element's little-endian bytes.
-fn convert_scalar(s: Scalar, dt: WireType, rules: Rules) -> R<Vec<u8>> {
-    let (lo, hi) = dtype_range(dt);
-    let overflows = match s {
-        Scalar::Bool(_) => false,
-        _ if dt == WireType::Bool => false,
-        Scalar::Float(f) => {
-            if f.is_infinite() && dt.is_float() {
-                false
-            } else if f.is_nan() {
-                !dt.is_float()
-            } else if !dt.is_float() && rules == Rules::Torch2 {
-                f < lo || f >= hi + 1.0
-            } else {
-                f < lo || f > hi
-            }
-        }
-        Scalar::Int(i) => {
-            if dt == WireType::U8 {
-                (i as f64) > hi || (i < 0 && -(i as f64) > hi)
-            } else if !dt.is_float() {
-                !int_fits(i, dt)
-            } else {
-                (i as f64) < lo || (i as f64) > hi
-            }
-        }
-    };
-    if overflows {
-        return err(
-            "value_overflow",
-            format!(
-                "value cannot be converted to type {} without overflow",
-                dt.name()
-            ),
-        );
-    }
-    let as_f64 = match s {
-        Scalar::Bool(b) => b as i64 as f64,
-        Scalar::Int(i) => i as f64,
-        Scalar::Float(f) => f,
-    };
-    let as_i64 = match s {
-        Scalar::Bool(b) => b as i64,
-        Scalar::Int(i) => i,
-        // 2^63 passes torch-2.6's closed range into int64 and wraps (x86's
-        // cvttsd2si); Rust's `as` would saturate it to i64::MAX.
-        Scalar::Float(f) if f >= 9223372036854775808.0 => i64::MIN,
-        Scalar::Float(f) => f.trunc() as i64,
-    };
-    // float32 is made from an int64 in one rounding.
-    let as_f32 = match s {
-        Scalar::Int(i) => i as f32,
-        _ => as_f64 as f32,
-    };
-    Ok(match dt {
-        WireType::Bool => vec![match s {
-            Scalar::Bool(b) => b as u8,
-            Scalar::Int(i) => (i != 0) as u8,
-            Scalar::Float(f) => (f != 0.0) as u8,
-        }],
-        WireType::U8 => vec![as_i64 as u8],
-        WireType::I8 => (as_i64 as i8).to_le_bytes().to_vec(),
-        WireType::I16 => (as_i64 as i16).to_le_bytes().to_vec(),
-        WireType::I32 => (as_i64 as i32).to_le_bytes().to_vec(),
-        WireType::I64 => as_i64.to_le_bytes().to_vec(),
-        WireType::F32 => as_f32.to_le_bytes().to_vec(),
-        WireType::F64 => as_f64.to_le_bytes().to_vec(),
-        WireType::F16 | WireType::BF16 => {
-            return unsupported(format!("Burn's NdArray backend has no {}", dt.name()))
-        }
-    })
 }
 
 // ---------------------------------- PyTorch's argument rules (not values)
-
-/// maybe_wrap_dim: a 0-d tensor counts as 1-d.
-fn wrap_dim(dim: i64, ndim: usize) -> R<usize> {
-    let n = ndim.max(1) as i64;
-    if dim < -n || dim >= n {
-        return err(
-            "dim_out_of_range",
-            format!(
-                "Dimension out of range (expected to be in range of [{}, {}], but got {dim})",
-                -n,
-                n - 1
-            ),
-        );
-    }
-    Ok(if dim < 0 { dim + n } else { dim } as usize)
-}
-
-/// The index dtypes of scatter, scatter_add, scatter_reduce and gather:
-/// int64, and int32 under torch-2 (PyTorch 2.8 and later).
-fn is_index_dtype(dt: WireType, rules: Rules) -> bool {
-    dt == WireType::I64 || (dt == WireType::I32 && rules == Rules::Torch2)
-}
-
-/// scatter_meta_impl's checks, in PyTorch's order (SEMANTICS.md 1.3): the
-/// dim, the index dtype, src's dtype, then scatter_shape_check unless the
-/// index is empty. The reduce name is validated after them, by the caller
-/// of each op.
-fn scatter_checks(s: &Wire, dim: i64, index: &Wire, src: Option<&Wire>, rules: Rules) -> R<usize> {
-    let dim = wrap_dim(dim, s.ndim())?;
-    if index.numel() > 0 && !is_index_dtype(index.dt, rules) {
-        return err(
-            "index_dtype",
-            if rules == Rules::Torch2 {
-                "scatter(): Expected dtype int32/int64 for index"
-            } else {
-                "scatter(): Expected dtype int64 for index"
-            },
-        );
-    }
-    if let Some(src) = src {
-        if src.dt != s.dt {
-            return err(
-                "dtype_mismatch",
-                "scatter(): Expected self.dtype to be equal to src.dtype",
-            );
-        }
-    }
-    if index.numel() == 0 {
-        return Ok(dim);
-    }
-    let (ss, is) = (s.shape1(), index.shape1());
-    if ss.len() != is.len() {
-        return err(
-            "shape_mismatch",
-            "Index tensor must have the same number of dimensions as self tensor",
-        );
-    }
-    // ensure_nonempty_size: a 0-d tensor has size 1 along dimension 0.
-    let mut wrong = (0..ss.len()).any(|d| d != dim && is[d] > ss[d]);
-    if let Some(src) = src {
-        if !wrong {
-            // PyTorch reads src.size(d) before it checks src's rank: a src
-            // of fewer dimensions (not 0-d) raises IndexError there.
-            let rs = src.shape1();
-            for d in 0..ss.len() {
-                if d >= rs.len() {
-                    return err(
-                        "dim_out_of_range",
-                        format!(
-                            "Dimension out of range (expected to be in range of [{}, {}], but got {d})",
-                            -(rs.len() as i64),
-                            rs.len() as i64 - 1
-                        ),
-                    );
-                }
-                if is[d] > rs[d] {
-                    wrong = true;
-                    break;
-                }
-            }
-        }
-        if src.shape1().len() != is.len() {
-            return err(
-                "shape_mismatch",
-                "Index tensor must have the same number of dimensions as src tensor",
-            );
-        }
-    }
-    if wrong {
-        return err(
-            "shape_mismatch",
-            format!(
-                "Expected index {:?} to be no larger than self {:?} apart from dimension {dim}{}",
-                index.shape,
-                s.shape,
-                src.map_or(String::new(), |r| format!(
-                    " and to be no larger size than src {:?}",
-                    r.shape
-                ))
-            ),
-        );
-    }
-    Ok(dim)
-}
-
-/// gather's checks (gather_meta, gather_shape_check): nothing but the dim
-/// for an empty index.
-fn gather_checks(input: &Wire, dim: i64, index: &Wire, rules: Rules) -> R<usize> {
-    let dim = wrap_dim(dim, input.ndim())?;
-    if index.numel() == 0 {
-        return Ok(dim);
-    }
-    if !is_index_dtype(index.dt, rules) {
-        return err(
-            "index_dtype",
-            if rules == Rules::Torch2 {
-                "gather(): Expected dtype int32/int64 for index"
-            } else {
-                "gather(): Expected dtype int64 for index"
-            },
-        );
-    }
-    let (a, i) = (input.shape1(), index.shape1());
-    if a.len() != i.len() {
-        return err(
-            "shape_mismatch",
-            "Index tensor must have the same number of dimensions as input tensor",
-        );
-    }
-    for d in 0..a.len() {
-        if d != dim && i[d] > a[d] {
-            return err(
-                "shape_mismatch",
-                format!(
-                    "Size does not match at dimension {d} expected index {:?} to be smaller than self {:?} apart from dimension {dim}",
-                    index.shape, input.shape
-                ),
-            );
-        }
-    }
-    Ok(dim)
-}
 
 /// index_reduce_'s checks under PyTorch 2 (index_func_meta_impl and the
 /// index_reduce meta), in PyTorch's order: the reduce name (no sum), dim
@@ -1015,17 +491,6 @@ fn panic_hook(info: &panic::PanicHookInfo<'_>) {
     LAST_PANIC.with(|p| *p.borrow_mut() = Some(text));
 }
 
-/// A panic's message on one line (burn-tensor's argument checks panic
-/// with a report of several).
-fn panic_text(p: &(dyn Any + Send)) -> String {
-    let msg = p
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(no message)".to_string());
-    msg.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// f, which makes Burn tensors for a call (from_data, and slice to narrow
 /// src or the input), with a panic in Burn as an error answer (none is
 /// expected: the arguments are checked before).
@@ -1129,16 +594,10 @@ fn op_scatter(
     rules: Rules,
 ) -> R<Plan> {
     let dim = scatter_checks(&s, dim, &index, src.as_ref(), rules)?;
-    let op = match reduce {
-        None => IndexingUpdateOp::Assign,
-        Some("add") => IndexingUpdateOp::Add,
-        Some("multiply") => IndexingUpdateOp::Mul,
-        Some(_) => {
-            return err(
-                "invalid_argument",
-                "reduce argument must be either add or multiply.",
-            )
-        }
+    let op = match scatter_reduce_arg(reduce)? {
+        ScatterReduce::None => IndexingUpdateOp::Assign,
+        ScatterReduce::Add => IndexingUpdateOp::Add,
+        ScatterReduce::Multiply => IndexingUpdateOp::Mul,
     };
     if s.dt.burn().is_none() {
         return unsupported(format!("Burn's NdArray backend has no {}", s.dt.name()));
@@ -1159,19 +618,19 @@ fn op_scatter(
         (None, Some(v)) => {
             match convert_scalar(v, s.dt, rules) {
                 Ok(one) => Wire::filled(s.dt, &index.shape1(), &one),
-                // PyTorch converts the value element by element, after each
-                // element's bounds check: an index whose first value (in
-                // row-major order) is out of range raises that first. Burn
-                // never sees the value, so this check is the adapter's.
+                // PyTorch's bounds check of the first index element comes
+                // before the value's conversion (first_index_out_of_range);
+                // an index out of range elsewhere is Burn's panic, answered
+                // by Plan::call.
                 Err(overflow) => {
-                    let size = s.shape1()[dim] as i64;
-                    return match index.index_values().and_then(|v| v.first().copied()) {
-                    Some(first) if first < 0 || first >= size => err(
-                        "index_out_of_range",
-                        format!("index {first} is out of bounds for dimension {dim} with size {size}"),
-                    ),
-                    _ => Err(overflow),
-                };
+                    let size = s.shape1()[dim];
+                    return match first_index_out_of_range(&index, size) {
+                        Some(first) => err(
+                            "index_out_of_range",
+                            format!("index {first} is out of bounds for dimension {dim} with size {size}"),
+                        ),
+                        None => Err(overflow),
+                    };
                 }
             }
         }
@@ -1215,25 +674,15 @@ fn op_scatter_reduce(
     rules: Rules,
 ) -> R<Plan> {
     let dim = scatter_checks(&s, dim, &index, Some(&src), rules)?;
-    let reduce = match reduce {
-        "max" => "amax", // PyTorch 2's aliases
-        "min" => "amin",
-        r => r,
-    };
+    let reduce = scatter_reduce_name(reduce)?;
     let op = match reduce {
         "sum" => IndexingUpdateOp::Add,
         "prod" => IndexingUpdateOp::Mul,
         "amax" => IndexingUpdateOp::Max,
         "amin" => IndexingUpdateOp::Min,
-        "mean" => {
+        _ => {
             return unsupported(
                 "scatter_reduce 'mean': Burn has no scatter-mean (IndexingUpdateOp is Assign, Add, Mul, Min, Max)",
-            )
-        }
-        _ => {
-            return err(
-                "invalid_argument",
-                "reduce argument must be either sum, prod, mean, amax or amin.",
             )
         }
     };
@@ -1337,11 +786,7 @@ fn op_gather(input: Wire, dim: i64, index: Wire, rules: Rules) -> R<Plan> {
         return unsupported(format!("Burn's NdArray backend has no {}", input.dt.name()));
     }
     if index.numel() == 0 {
-        return Ok(Plan::Ready(Wire {
-            dt: input.dt,
-            shape: index.shape.clone(),
-            raw: Vec::new(),
-        }));
+        return Ok(Plan::Ready(Wire::zeros(input.dt, &index.shape)));
     }
     let a = input.shape1();
     let run = burn(|| {
@@ -1363,228 +808,83 @@ fn op_gather(input: Wire, dim: i64, index: Wire, rules: Rules) -> R<Plan> {
 
 // ---------------------------------------------------------------- requests
 
-struct Fields<'a>(&'a Map<String, Value>);
-
-impl Fields<'_> {
-    fn has(&self, key: &str) -> bool {
-        matches!(self.0.get(key), Some(v) if !v.is_null())
-    }
-
-    fn tensor(&self, key: &str) -> R<Wire> {
-        match self.0.get(key) {
-            Some(v) if !v.is_null() => decode_tensor(v, key),
-            _ => err("invalid_argument", format!("missing {key}")),
-        }
-    }
-
-    fn int(&self, key: &str) -> R<i64> {
-        match self.0.get(key).and_then(Value::as_i64) {
-            Some(i) => Ok(i),
-            _ => err(
-                "invalid_argument",
-                format!("{key} must be a 64-bit integer"),
-            ),
-        }
-    }
-
-    fn str(&self, key: &str) -> R<Option<&str>> {
-        match self.0.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.as_str())),
-            Some(_) => err("invalid_argument", format!("{key} must be a string")),
-        }
-    }
-
-    fn bool(&self, key: &str, default: bool) -> R<bool> {
-        match self.0.get(key) {
-            None | Some(Value::Null) => Ok(default),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(_) => err("invalid_argument", format!("{key} must be true or false")),
-        }
-    }
-}
-
 /// Decodes and checks one operation request (without id).
 fn plan(req: &Map<String, Value>, rules: Rules) -> R<Plan> {
     let f = Fields(req);
     let op = req.get("op").and_then(Value::as_str).unwrap_or("");
     match op {
         "scatter" => {
-            let (s, dim, index) = (f.tensor("self")?, f.int("dim")?, f.tensor("index")?);
-            let reduce = f.str("reduce")?;
-            if f.has("src") == f.has("value") {
-                return err(
-                    "invalid_argument",
-                    "scatter needs exactly one of src and value",
-                );
-            }
-            let src = if f.has("src") {
-                Some(f.tensor("src")?)
-            } else {
-                None
-            };
-            let value = if f.has("value") {
-                Some(decode_scalar(&req["value"], "value")?)
-            } else {
-                None
-            };
+            let (s, dim, index, src, value, reduce) = f.scatter()?;
             op_scatter(s, dim, index, src, value, reduce, rules)
         }
-        "scatter_add" => op_scatter(
-            f.tensor("self")?,
-            f.int("dim")?,
-            f.tensor("index")?,
-            Some(f.tensor("src")?),
-            None,
-            Some("add"),
-            rules,
-        ),
+        "scatter_add" => {
+            let (s, dim, index, src) = f.scatter_add()?;
+            op_scatter(s, dim, index, Some(src), None, Some("add"), rules)
+        }
         "scatter_reduce" => {
-            let reduce = match f.str("reduce")? {
-                Some(r) => r,
-                None => return err("invalid_argument", "scatter_reduce needs reduce"),
-            };
-            op_scatter_reduce(
-                f.tensor("self")?,
-                f.int("dim")?,
-                f.tensor("index")?,
-                f.tensor("src")?,
-                reduce,
-                f.bool("include_self", true)?,
-                rules,
-            )
+            let (s, dim, index, src, reduce, include_self) = f.scatter_reduce()?;
+            op_scatter_reduce(s, dim, index, src, reduce, include_self, rules)
         }
         "index_reduce" => {
-            let reduce = match f.str("reduce")? {
-                Some(r) => r,
-                None => return err("invalid_argument", "index_reduce needs reduce"),
-            };
-            op_index_reduce(
-                f.tensor("self")?,
-                f.int("dim")?,
-                f.tensor("index")?,
-                f.tensor("source")?,
-                reduce,
-                f.bool("include_self", true)?,
-            )
+            let (s, dim, index, source, reduce, include_self) = f.index_reduce()?;
+            op_index_reduce(s, dim, index, source, reduce, include_self)
         }
-        "gather" => op_gather(f.tensor("input")?, f.int("dim")?, f.tensor("index")?, rules),
+        "gather" => {
+            let (input, dim, index) = f.gather()?;
+            op_gather(input, dim, index, rules)
+        }
         _ => unsupported(format!("op {op:?} is not offered")),
     }
 }
 
 fn hello_answer(id: i64) -> Value {
-    let dtypes: Vec<&str> = CLAIMED.iter().map(|d| d.name()).collect();
-    json!({
-        "id": id,
-        "protocol": PROTOCOL,
-        "name": "burn",
-        "version": format!("{BURN_VERSION} (burn-ndarray {BURN_NDARRAY_VERSION}, cpu)"),
-        "ops": ["scatter", "scatter_add", "scatter_reduce", "index_reduce", "gather"],
-        "dtypes": dtypes,
-        "deterministic": true,
-    })
+    hello(
+        id,
+        "burn",
+        &format!("{BURN_VERSION} (burn-ndarray {BURN_NDARRAY_VERSION}, cpu)"),
+        &[
+            "scatter",
+            "scatter_add",
+            "scatter_reduce",
+            "index_reduce",
+            "gather",
+        ],
+        &CLAIMED,
+        true,
+    )
 }
 
-fn fail_answer(id: i64, f: Fail) -> Value {
-    match f {
-        Fail::Unsupported(m) => json!({"id": id, "unsupported": m}),
-        Fail::Error(kind, m) => json!({"id": id, "error": {"kind": kind, "message": m}}),
+/// The adapter: Burn's NdArray backend, checked under the rules of the
+/// `--profile` flag.
+#[derive(Clone, Copy, Default)]
+struct Burn {
+    rules: Rules,
+}
+
+impl Adapter for Burn {
+    type Plan = Plan;
+    type Done = Done;
+
+    fn hello(&self, id: i64) -> Value {
+        hello_answer(id)
     }
-}
 
-/// The optional timing request: the call decoded once (its Burn tensors
-/// made once), run `repeat` times, each run timed alone (the Burn calls,
-/// without making the tensors or reading the result).
-fn bench(req: &Map<String, Value>, rules: Rules) -> R<Vec<f64>> {
-    let repeat = match req.get("repeat").and_then(Value::as_u64) {
-        Some(n) if (1..=100_000).contains(&n) => n,
-        _ => {
-            return err(
-                "invalid_argument",
-                "repeat must be an integer in [1, 100000]",
-            )
-        }
-    };
-    let call = match req.get("call").and_then(Value::as_object) {
-        Some(c) => c,
-        None => return err("invalid_argument", "bench needs a call object"),
-    };
-    let p = plan(call, rules)?;
-    let mut seconds = Vec::with_capacity(repeat as usize);
-    for _ in 0..repeat {
-        let t0 = Instant::now();
-        let done = match &p {
-            Plan::Ready(_) => None,
-            Plan::Call { .. } => Some(p.call()?),
-        };
-        seconds.push(t0.elapsed().as_secs_f64());
-        drop(done);
+    fn plan(&self, req: &Map<String, Value>) -> R<Plan> {
+        plan(req, self.rules)
     }
-    Ok(seconds)
-}
 
-/// The answer to one request line.
-fn answer(line: &str, rules: Rules) -> Value {
-    let req: Value = match serde_json::from_str(line) {
-        Ok(v) => v,
-        Err(e) => {
-            return fail_answer(
-                leading_id(line),
-                Fail::Error("invalid_argument", format!("malformed request: {e}")),
-            )
+    /// The Burn calls alone (the tensors are made once, by plan; the
+    /// result is read afterwards).
+    fn call(&self, p: &Plan) -> R<Option<Done>> {
+        match p {
+            Plan::Ready(_) => Ok(None),
+            Plan::Call { .. } => Ok(Some(p.call()?)),
         }
-    };
-    let (obj, id) = match req.as_object() {
-        Some(o) => match o.get("id").and_then(Value::as_i64) {
-            Some(id) if !o["id"].is_f64() => (o, id),
-            _ => {
-                return fail_answer(
-                    0,
-                    Fail::Error("invalid_argument", "a request has an integer id".into()),
-                )
-            }
-        },
-        None => {
-            return fail_answer(
-                0,
-                Fail::Error("invalid_argument", "a request is a JSON object".into()),
-            )
-        }
-    };
-    match obj.get("op").and_then(Value::as_str) {
-        Some("hello") => hello_answer(id),
-        Some("bench") => match bench(obj, rules) {
-            Ok(s) => json!({"id": id, "seconds": s}),
-            Err(f) => fail_answer(id, f),
-        },
-        _ => match plan(obj, rules).and_then(|p| p.execute()) {
-            Ok(w) => json!({"id": id, "out": w.encode()}),
-            Err(f) => fail_answer(id, f),
-        },
     }
-}
 
-/// The id of a line that is not JSON, when it starts like a request.
-fn leading_id(line: &str) -> i64 {
-    let rest = line.trim_start();
-    let rest = match rest.strip_prefix('{') {
-        Some(r) => r.trim_start(),
-        None => return 0,
-    };
-    let rest = match rest.strip_prefix("\"id\"") {
-        Some(r) => r.trim_start(),
-        None => return 0,
-    };
-    let rest = match rest.strip_prefix(':') {
-        Some(r) => r.trim_start(),
-        None => return 0,
-    };
-    let end = rest
-        .char_indices()
-        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
-        .map_or(rest.len(), |(i, _)| i);
-    rest[..end].parse().unwrap_or(0)
+    fn execute(&self, p: &Plan) -> R<Wire> {
+        p.execute()
+    }
 }
 
 fn usage() -> ! {
@@ -1613,75 +913,23 @@ fn main() {
             _ => usage(),
         }
     }
+    // Burn's panics are caught where Burn is called (Plan::call); one
+    // anywhere else is the adapter's own bug, a crash (serve).
     panic::set_hook(Box::new(panic_hook));
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    let mut input = stdin.lock();
-    let mut out = stdout.lock();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match input.read_line(&mut line) {
-            Ok(0) => return,
-            Ok(_) => {}
-            Err(e) => {
-                eprintln!("burn-scatter: reading a request: {e}");
-                std::process::exit(1);
-            }
-        }
-        if line.trim().is_empty() {
-            continue;
-        }
-        // Burn's panics are caught where Burn is called (Plan::call); one
-        // anywhere else is the adapter's own bug: not turned into an
-        // answer, the process exits and the gate reports a crash.
-        let a = match panic::catch_unwind(AssertUnwindSafe(|| answer(&line, rules))) {
-            Ok(a) => a,
-            Err(p) => {
-                eprintln!(
-                    "burn-scatter: panic answering {}: {}",
-                    line.chars().take(200).collect::<String>(),
-                    panic_text(p.as_ref())
-                );
-                std::process::exit(101);
-            }
-        };
-        let mut text = a.to_string();
-        text.push('\n');
-        if out
-            .write_all(text.as_bytes())
-            .and_then(|_| out.flush())
-            .is_err()
-        {
-            return;
-        }
-    }
+    serve("burn-scatter", &Burn { rules });
 }
 
 #[cfg(test)]
 mod tests {
     //! The adapter's own rules, on values whose PyTorch answers SEMANTICS.md
     //! and PROFILES.md record (torch 2.14.1, and 2.6.0 where said), and the
-    //! Burn behaviours the adapter's choices rest on. `cargo test --release
-    //! --locked` (the release profile reuses the adapter's build).
+    //! Burn behaviours the adapter's choices rest on; the rules it shares
+    //! with the candle adapter are tested in tools/adapters/rust-wire.
+    //! `cargo test --release --locked` (the release profile reuses the
+    //! adapter's build).
     use super::*;
-
-    fn kind<T>(r: R<T>) -> &'static str {
-        match r {
-            Ok(_) => "ok",
-            Err(Fail::Error(k, _)) => k,
-            Err(Fail::Unsupported(_)) => "unsupported",
-        }
-    }
-
-    fn wire(dt: WireType, shape: &[usize]) -> Wire {
-        let n: usize = shape.iter().product();
-        Wire {
-            dt,
-            shape: shape.to_vec(),
-            raw: vec![0; n * dt.size()],
-        }
-    }
+    use scatter_adapter_wire::outcome as kind;
+    use serde_json::json;
 
     fn f32s(shape: &[usize], v: &[f32]) -> Wire {
         Wire {
@@ -1704,141 +952,8 @@ mod tests {
     }
 
     #[test]
-    fn convert_scalar_uint8_negative_int_wraps_down_to_minus_255() {
-        let t2 = Rules::Torch2;
-        assert_eq!(
-            convert_scalar(Scalar::Int(-1), WireType::U8, t2).ok(),
-            Some(vec![255])
-        );
-        assert_eq!(
-            convert_scalar(Scalar::Int(-255), WireType::U8, t2).ok(),
-            Some(vec![1])
-        );
-        assert_eq!(
-            kind(convert_scalar(Scalar::Int(-256), WireType::U8, t2)),
-            "value_overflow"
-        );
-        assert_eq!(
-            kind(convert_scalar(Scalar::Int(256), WireType::U8, t2)),
-            "value_overflow"
-        );
-        assert_eq!(
-            kind(convert_scalar(Scalar::Int(128), WireType::I8, t2)),
-            "value_overflow"
-        );
-        // into bool, nothing overflows: non-zero is true
-        assert_eq!(
-            convert_scalar(Scalar::Float(f64::NAN), WireType::Bool, t2).ok(),
-            Some(vec![1])
-        );
-        assert_eq!(
-            convert_scalar(Scalar::Int(0), WireType::Bool, t2).ok(),
-            Some(vec![0])
-        );
-    }
-
-    #[test]
-    fn convert_scalar_float_into_integer_by_profile() {
-        // 2.14: uint8 255.5 gives 255, int64 2^63 raises, -1.5 into int16 is -1.
-        let t2 = Rules::Torch2;
-        assert_eq!(
-            convert_scalar(Scalar::Float(255.5), WireType::U8, t2).ok(),
-            Some(vec![255])
-        );
-        assert_eq!(
-            kind(convert_scalar(Scalar::Float(256.0), WireType::U8, t2)),
-            "value_overflow"
-        );
-        let two63 = 9223372036854775808.0;
-        assert_eq!(
-            kind(convert_scalar(Scalar::Float(two63), WireType::I64, t2)),
-            "value_overflow"
-        );
-        assert_eq!(
-            convert_scalar(Scalar::Float(-1.5), WireType::I16, t2).ok(),
-            Some((-1i16).to_le_bytes().to_vec())
-        );
-        assert_eq!(
-            kind(convert_scalar(Scalar::Float(f64::NAN), WireType::I32, t2)),
-            "value_overflow"
-        );
-        // 2.6: the closed range as doubles: uint8 255.5 raises, int64 2^63 wraps.
-        let t26 = Rules::Torch26;
-        assert_eq!(
-            kind(convert_scalar(Scalar::Float(255.5), WireType::U8, t26)),
-            "value_overflow"
-        );
-        assert_eq!(
-            convert_scalar(Scalar::Float(two63), WireType::I64, t26).ok(),
-            Some(i64::MIN.to_le_bytes().to_vec())
-        );
-    }
-
-    #[test]
-    fn convert_scalar_float32_range_and_rounding() {
-        let t2 = Rules::Torch2;
-        assert_eq!(
-            kind(convert_scalar(Scalar::Float(1e39), WireType::F32, t2)),
-            "value_overflow"
-        );
-        assert_eq!(
-            convert_scalar(Scalar::Float(f64::NEG_INFINITY), WireType::F32, t2).ok(),
-            Some(f32::NEG_INFINITY.to_le_bytes().to_vec())
-        );
-        // an int64 goes to float32 in one rounding: 2^24 + 1 is 2^24.
-        assert_eq!(
-            convert_scalar(Scalar::Int((1 << 24) + 1), WireType::F32, t2).ok(),
-            Some(16777216f32.to_le_bytes().to_vec())
-        );
-    }
-
-    #[test]
-    fn wrap_dim_zero_d_counts_as_one_d() {
-        assert_eq!(wrap_dim(-1, 0).ok(), Some(0));
-        assert_eq!(kind(wrap_dim(1, 0)), "dim_out_of_range");
-        assert_eq!(wrap_dim(-3, 3).ok(), Some(0));
-        assert_eq!(kind(wrap_dim(-4, 3)), "dim_out_of_range");
-    }
-
-    #[test]
-    fn scatter_checks_src_of_fewer_dims_is_dim_out_of_range() {
-        let t2 = Rules::Torch2;
-        // self [4,1], index [3,1], src [3]: PyTorch reads src.size(1) first.
-        let (s, i, r) = (
-            wire(WireType::F32, &[4, 1]),
-            wire(WireType::I64, &[3, 1]),
-            wire(WireType::F32, &[3]),
-        );
-        assert_eq!(
-            kind(scatter_checks(&s, 0, &i, Some(&r), t2)),
-            "dim_out_of_range"
-        );
-        // an index larger than self apart from dim skips the src loop: shape_mismatch
-        let i = wire(WireType::I64, &[3, 2]);
-        assert_eq!(
-            kind(scatter_checks(&s, 0, &i, Some(&r), t2)),
-            "shape_mismatch"
-        );
-        // an empty index skips the shape rules, not the dtype rules
-        let e = wire(WireType::I64, &[0]);
-        assert_eq!(kind(scatter_checks(&s, 0, &e, Some(&r), t2)), "ok");
-        let r64 = wire(WireType::F64, &[3]);
-        assert_eq!(
-            kind(scatter_checks(&s, 0, &e, Some(&r64), t2)),
-            "dtype_mismatch"
-        );
-        // int32 indices: 2.14 takes them, 2.6 does not
-        let i32x = wire(WireType::I32, &[3, 1]);
-        let src = wire(WireType::F32, &[3, 1]);
-        assert_eq!(kind(scatter_checks(&s, 0, &i32x, Some(&src), t2)), "ok");
-        assert_eq!(
-            kind(scatter_checks(&s, 0, &i32x, Some(&src), Rules::Torch26)),
-            "index_dtype"
-        );
-    }
-
-    #[test]
     fn index_reduce_checks_in_pytorch_2_order() {
+        let wire = Wire::zeros;
         let s = wire(WireType::F32, &[3, 2]);
         let i = wire(WireType::I64, &[2]);
         let src = wire(WireType::F32, &[2, 2]);
@@ -1896,26 +1011,6 @@ mod tests {
         let first_ok = op_scatter(s, 0, i64s(&[2], &[0, 5]), None, v, None, Rules::Torch2);
         assert_eq!(kind(first_ok), "value_overflow");
     }
-
-    #[test]
-    fn decode_scalar_float32_max_is_read_exactly() {
-        // the gate writes f32::MAX as a double in its shortest form; read one
-        // ulp high it would overflow float32 (serde_json's float_roundtrip).
-        let v: Value = serde_json::from_str("3.4028234663852886e+38").unwrap();
-        match decode_scalar(&v, "value") {
-            Ok(Scalar::Float(f)) => assert_eq!(f, f32::MAX as f64),
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn leading_id_of_a_malformed_line() {
-        assert_eq!(leading_id(r#"{"id": 42, "op": nope}"#), 42);
-        assert_eq!(leading_id(r#"{"id":-7,"#), -7);
-        assert_eq!(leading_id("garbage"), 0);
-    }
-
-    // ------------------------------------------------ through Burn
 
     #[test]
     fn scatter_add_with_a_smaller_index_writes_the_block_back() {
