@@ -329,6 +329,29 @@ struct Step {
     values: Wire,
 }
 
+/// The steps of a reduction of values into self (scatter_reduce's src,
+/// index_reduce's source, of the given shape) by op: with
+/// include_self=false the reduction's identity is assigned to the targets
+/// first, as PyTorch does, then op.
+fn reduce_steps(
+    s: &Wire,
+    reduce: &str,
+    include_self: bool,
+    shape: &[usize],
+    op: IndexingUpdateOp,
+    values: Wire,
+) -> Vec<Step> {
+    let mut steps = Vec::new();
+    if !include_self {
+        steps.push(Step {
+            op: IndexingUpdateOp::Assign,
+            values: Wire::filled(s.dt, shape, &identity(reduce, s.dt)),
+        });
+    }
+    steps.push(Step { op, values });
+    steps
+}
+
 /// The dim-scatter of the steps into self along dim with Burn:
 ///
 /// ```text
@@ -703,14 +726,7 @@ fn op_scatter_reduce(
     if index.numel() == 0 {
         return Ok(Plan::Ready(s));
     }
-    let mut steps = Vec::new();
-    if !include_self {
-        steps.push(Step {
-            op: IndexingUpdateOp::Assign,
-            values: Wire::filled(s.dt, &index.shape1(), &identity(reduce, s.dt)),
-        });
-    }
-    steps.push(Step { op, values: src });
+    let steps = reduce_steps(&s, reduce, include_self, &index.shape1(), op, src);
     scatter_plan(s, dim, index, steps)
 }
 
@@ -753,14 +769,7 @@ fn op_index_reduce(
         // nothing (no bool here).
         return Ok(Plan::Ready(s));
     }
-    let mut steps = Vec::new();
-    if !include_self {
-        steps.push(Step {
-            op: IndexingUpdateOp::Assign,
-            values: Wire::filled(s.dt, &source.shape1(), &identity(reduce, s.dt)),
-        });
-    }
-    steps.push(Step { op, values: source });
+    let steps = reduce_steps(&s, reduce, include_self, &source.shape1(), op, source);
     let run = burn(|| {
         Ok(dispatch!(
             index_reduce_prep,
