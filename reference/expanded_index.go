@@ -30,7 +30,14 @@ func expandedIndexPath(dt scatter.DType, out scatter.Tensor, wd int, shape, stri
 	if !dt.IsFloat() || wd != 0 || out.Dim() == 0 || len(shape) == 0 || numel(shape) == 0 || out.NumEl() == 0 || !srcContiguous {
 		return false
 	}
-	if len(strides) != len(shape) || numel(shape)/shape[0] < 16 || strides[0] != 1 {
+	return len(strides) == len(shape) && numel(shape)/shape[0] >= 16 && expandedStrides(strides)
+}
+
+// expandedStrides reports whether an index's strides are laid out as
+// graph libraries expand one, as can_use_expanded_index_path asks: its
+// dim-0 stride 1 and every other stride 0 or 1.
+func expandedStrides(strides []int) bool {
+	if len(strides) == 0 || strides[0] != 1 {
 		return false
 	}
 	for _, s := range strides[1:] {

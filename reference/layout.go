@@ -25,14 +25,8 @@ func LayoutFree(c scatter.Call) bool {
 		return true
 	}
 	switch c := c.(type) {
-	case scatter.Scatter:
-		return !expandedLayout(c.Index)
-	case scatter.ScatterAdd:
-		return !expandedLayout(c.Index)
-	case scatter.ScatterReduce:
-		return !expandedLayout(c.Index)
-	case scatter.Gather:
-		return !expandedLayout(c.Index)
+	case scatter.Scatter, scatter.ScatterAdd, scatter.ScatterReduce, scatter.Gather:
+		return !expandedLayout(c.Tensors()["index"])
 	case scatter.IndexReduce:
 		for _, s := range c.Source.Strides {
 			if s == 0 {
@@ -55,17 +49,7 @@ func allContiguous(c scatter.Call) bool {
 }
 
 // expandedLayout reports whether index is a view laid out as
-// can_use_expanded_index_path asks (expandedIndexPath): not contiguous,
-// its dim-0 stride 1 and every other stride 0 or 1.
+// can_use_expanded_index_path asks (expandedStrides), not contiguous.
 func expandedLayout(index scatter.Tensor) bool {
-	st := index.Strides
-	if st == nil || index.IsContiguous() || len(st) == 0 || st[0] != 1 {
-		return false
-	}
-	for _, s := range st[1:] {
-		if s > 1 {
-			return false
-		}
-	}
-	return true
+	return index.Strides != nil && !index.IsContiguous() && expandedStrides(index.Strides)
 }

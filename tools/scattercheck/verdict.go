@@ -105,8 +105,7 @@ func declinedAll(cr *caseResult) bool {
 // declinedCase reports whether a case was skipped because calls of it
 // that should succeed were answered unsupported (-allow-unsupported).
 func declinedCase(cr *caseResult) bool {
-	return cr.Status == stSkip && (strings.HasPrefix(cr.Reason, notOffered) || cr.Reason == declinedRandom ||
-		strings.HasPrefix(cr.Reason, declinedResultsPrefix) || strings.HasPrefix(cr.Reason, declinedProperty))
+	return cr.Status == stSkip && (declinedSkip(cr.Reason) || strings.HasPrefix(cr.Reason, declinedProperty))
 }
 
 var statusWords = map[status]string{stFail: "failed", stUnsup: "unsupported", stXfail: "expected failures", stSkip: "skipped"}
