@@ -38,7 +38,17 @@ type Target struct {
 	// view and its contiguous copy are the same call to it; the checks that
 	// compare them say so and skip.
 	Materialises bool
+	// Views, if not nil, reports whether a call reaches the backend with
+	// its views as views (protocol.Client.SendsViews: an implementation
+	// that claims the strides extension, run with ClientOptions.CallViews);
+	// a failure's protocol request line then carries them, so that
+	// replaying it reproduces the failure. Nil: the line is contiguous.
+	Views func(scatter.Call) bool
 }
+
+// SendsViews reports whether call reaches t's backend with its views as
+// views (Views).
+func (t Target) SendsViews(call scatter.Call) bool { return t.Views != nil && t.Views(call) }
 
 // JudgeLevel returns the level t's backend is judged at: Strict when the
 // backend claims Deterministic or t.Level is Strict, Conformant otherwise.

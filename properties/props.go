@@ -321,7 +321,7 @@ func (c *caseCtx) fail(msg string, calls ...scatter.Call) {
 	fmt.Fprintf(&b, "property %s: backend %s %s (%v, %v level): %s", c.prop.name, c.info.Name, c.info.Version,
 		c.target.Profile, c.level, msg)
 	for i, call := range calls {
-		b.WriteString(repro.Block(fmt.Sprintf("call %d", i+1), call))
+		b.WriteString(repro.Block(fmt.Sprintf("call %d", i+1), call, c.target.SendsViews(call)))
 	}
 	c.rt.Fatalf("%s", b.String())
 }

@@ -99,7 +99,7 @@ func CheckBoundSoundness(t TB, n int) SoundnessReport {
 			if err := exp.Check(scatter.Conformant, res, nil); err != nil {
 				failures++
 				t.Errorf("soundness (seed %d): the judge rejects a correct answer (%s) under %v:\n%v%s", seed, alt, prof, err,
-					repro.Block("call", sc.call))
+					repro.Block("call", sc.call, false))
 				break
 			}
 		}

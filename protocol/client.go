@@ -204,6 +204,8 @@ type Client struct {
 	nextID   int64
 	restarts int
 	closed   bool
+	// viewCalls counts the operation requests sent with a tensor as a view
+	viewCalls int
 }
 
 var _ scatter.Backend = (*Client)(nil)
@@ -261,10 +263,13 @@ func (c *Client) Run(call scatter.Call) (scatter.Result, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	id := c.id()
-	views := c.ext.Strides && c.opts.CallViews != nil && c.opts.CallViews(call)
+	views := c.SendsViews(call)
 	line, err := EncodeOptions{Strides: views}.EncodeCall(id, call)
 	if err != nil {
 		return scatter.Result{}, err
+	}
+	if views && carriesView(call) {
+		c.viewCalls++
 	}
 	ans, err := c.request(line, id, string(call.Op()), c.opts.timeout(), c.opts.Limits.AnswerLimit(call))
 	if err != nil {
@@ -277,6 +282,36 @@ func (c *Client) Run(call scatter.Call) (scatter.Result, error) {
 		return scatter.Result{}, ans.Err
 	}
 	return scatter.Result{}, c.fail(KindGarbage, id, string(call.Op()), fmt.Sprintf("a %v answer to an operation", ans.Kind))
+}
+
+// SendsViews reports whether Run sends call's views as views: the
+// implementation claims the strides extension and ClientOptions.CallViews
+// passes the call. A failure's request line written with
+// EncodeOptions{Strides: SendsViews(call)} is then the line it was sent,
+// so that replaying it reproduces what the implementation saw.
+func (c *Client) SendsViews(call scatter.Call) bool {
+	return c.ext.Strides && c.opts.CallViews != nil && c.opts.CallViews(call)
+}
+
+// ViewCalls returns how many operation requests Run has sent with at
+// least one tensor as a view (SendsViews, and a view the strides
+// extension carries: EncodeOptions), so that a caller can tell that views
+// were sent at all.
+func (c *Client) ViewCalls() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.viewCalls
+}
+
+// carriesView reports whether EncodeOptions{Strides: true} writes one of
+// call's tensors as a view.
+func carriesView(call scatter.Call) bool {
+	for _, t := range call.Tensors() {
+		if _, ok := stridedSpan(t); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Bench asks the implementation to run call repeat times and returns the

@@ -509,6 +509,16 @@ func TestClientCallViews(t *testing.T) {
 			if scatter.CodeOf(err) != scatter.ErrNotSupported || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want the call sent %s", err, c.want)
 			}
+			sent := c.want == "with strides"
+			if got := cl.SendsViews(view); got != sent {
+				t.Errorf("SendsViews = %v, want %v", got, sent)
+			}
+			// a contiguous call carries no view, whatever CallViews says
+			flat := scatter.Gather{Input: scatter.FromSlice([]float64{5, 5, 5}), Dim: 0, Index: view.Index}
+			_, _ = cl.Run(flat)
+			if got, want := cl.ViewCalls(), map[bool]int{true: 1}[sent]; got != want {
+				t.Errorf("ViewCalls = %d, want %d", got, want)
+			}
 		})
 	}
 }

@@ -25,11 +25,12 @@ import (
 const maxLine = 4000
 
 // Block writes the reproductions of call under a label: the call on one
-// line, its protocol request line and its PyTorch one-liner.
-func Block(label string, call scatter.Call) string {
+// line, its protocol request line (its views as views when views is set,
+// as LineAs) and its PyTorch one-liner.
+func Block(label string, call scatter.Call, views bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s: %s", label, reference.DescribeCall(call))
-	if line, err := protocol.EncodeCall(1, call); err != nil {
+	if line, err := (protocol.EncodeOptions{Strides: views}).EncodeCall(1, call); err != nil {
 		fmt.Fprintf(&b, "\n  protocol: cannot encode the call: %v", err)
 	} else {
 		fmt.Fprintf(&b, "\n  protocol: %s", clipToFile("protocol", string(line)))

@@ -10,10 +10,17 @@ import (
 	"github.com/scatterconf/scatter/protocol"
 )
 
-// Line returns the call as a protocol request line (id 1), or a note that
-// the protocol cannot express it.
-func Line(c scatter.Call) string {
-	line, err := protocol.EncodeCall(1, c)
+// Line returns the call as a protocol request line (id 1), its tensors
+// contiguous, or a note that the protocol cannot express it.
+func Line(c scatter.Call) string { return LineAs(false, c) }
+
+// LineAs is Line with the call's views written as views (the strides
+// extension, protocol.EncodeOptions) when views is set: the line an
+// implementation that claims the extension was sent when the gate passed
+// it the call's views (protocol.Client.SendsViews), whose replay sees
+// what it saw.
+func LineAs(views bool, c scatter.Call) string {
+	line, err := protocol.EncodeOptions{Strides: views}.EncodeCall(1, c)
 	if err != nil {
 		return "(not expressible in the protocol: " + err.Error() + ")"
 	}

@@ -95,8 +95,8 @@ func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 	shrinkBudget := fs.Duration("shrink-budget", defaultShrinkBudget, "the most time spent shrinking in all (once spent, failures are reported as found)")
 	maxProc := fs.Int("max-process-failures", defaultMaxProcFailures, "after this many hangs, crashes or garbage answers, stop sending requests (0: never stop)")
 	allowUnsup := fs.Bool("allow-unsupported", false, "count calls answered \"unsupported\" as skipped instead of failed")
-	stridedCalls := fs.Bool("strided-calls", false, "send the properties' strided views as views (the strides extension) to an implementation that claims it, "+
-		"but the calls PyTorch 2 answers by their layout; without it operation requests are contiguous")
+	stridedCalls := fs.Bool("strided-calls", false, "send the views of the random calls and of the properties' strided draws as views (the strides extension) to an implementation that claims it, "+
+		"but the calls PyTorch 2 answers by their layout (a failure's request line then carries them); without it operation requests are contiguous")
 	xfail := fs.String("xfail", "", "file of expected failures: one case id or glob a line, optionally followed by like=MUTANT[,MUTANT...] (excuse only a failure that looks like one of them) and '# reason'")
 	strictXfail := fs.Bool("strict-xfail", false, "an expected failure that passes (XPASS) fails the run")
 	junit := fs.String("junit", "", "write a JUnit XML report to this file")
@@ -584,6 +584,10 @@ func runTarget(b scatter.Backend, client *protocol.Client, cfg *gateConfig, p sc
 		ii.DTypes = []string{"(all)"}
 	}
 	r := newRunReport(cfg, p, cleanInfo(ii))
+	viewCalls := 0
+	if client != nil {
+		r.views, viewCalls = client.SendsViews, client.ViewCalls()
+	}
 	if info.Deterministic && cfg.level != scatter.Strict {
 		r.Notes = append(r.Notes, "the implementation claims to be deterministic; this run judges it at the conformant level as asked (-level strict holds it to bit-exactness)")
 	}
@@ -626,10 +630,24 @@ func runTarget(b scatter.Backend, client *protocol.Client, cfg *gateConfig, p sc
 		if client != nil {
 			r.Restarts = client.Restarts()
 			r.StderrTail = cleanText(client.Stderr(), maxStderrLine)
+			if cfg.stridedCalls {
+				r.Notes = append(r.Notes, stridedCallsNote(client, viewCalls))
+			}
 		}
 		r.Duration = time.Since(t0)
 	})
 	return r
+}
+
+// stridedCallsNote says what -strided-calls did in a run that began when
+// client had sent before operation requests with views: how many it sent,
+// or that the implementation does not claim the strides extension, so
+// that none went (a run that checked no view does not look as if it had).
+func stridedCallsNote(client *protocol.Client, before int) string {
+	if !client.Extensions().Strides {
+		return `-strided-calls: the implementation does not claim the strides extension (its hello has no "strides": true), so every operation request went contiguous`
+	}
+	return fmt.Sprintf("-strided-calls: %d operation requests carried views", client.ViewCalls()-before)
 }
 
 // shrinkFor is the shrink time of the next failure: -shrink-time, within

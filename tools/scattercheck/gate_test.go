@@ -69,6 +69,7 @@ type jsonOut struct {
 		Profile  string         `json:"profile"`
 		Level    string         `json:"level"`
 		Restarts int            `json:"restarts"`
+		Notes    []string       `json:"notes"`
 		Summary  map[string]int `json:"summary"`
 		Matrix   []struct {
 			Op, DType, Cell string
@@ -89,6 +90,7 @@ type jsonOut struct {
 				PyTorch   string `json:"pytorch"`
 				Shrunk    bool   `json:"shrunk"`
 				Stderr    string `json:"stderr"`
+				Repro     string `json:"repro"`
 				LikelyBug *struct {
 					Mutant string   `json:"mutant"`
 					Also   []string `json:"also"`

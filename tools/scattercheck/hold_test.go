@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/protocol"
+	"github.com/scatterconf/scatter/reference"
 )
 
 // Tests that a run tells the truth when there is nothing to judge, and
@@ -235,18 +240,105 @@ func TestNothingPassedErrorsOnly(t *testing.T) {
 }
 
 // TestStridedCalls: an implementation that claims the strides extension
-// and reads a transposed view as if it were contiguous passes the
-// properties when operation requests are contiguous (the default), and
-// fails them under -strided-calls, which sends the strided cases' views as
-// views.
+// and reads a transposed view as if it were contiguous passes the random
+// calls and the properties when operation requests are contiguous (the
+// default), and fails both under -strided-calls, which sends their views
+// as views. Each failure's repro folder replays it: its request.jsonl,
+// fed to the implementation, gets an answer the judge rejects (before,
+// the line was the call's contiguous copy, which it answers right).
 func TestStridedCalls(t *testing.T) {
-	args := []string{"-impl", helperImpl(t, "flat-views"), "-ops", "scatter_add,gather", "-suites", "properties",
-		"-checks", "60", "-properties-tier", "short", "-profile", "torch-2", "-seed", "3"}
+	impl := helperImpl(t, "flat-views")
+	args := []string{"-impl", impl, "-ops", "scatter_add,gather", "-suites", "random,properties",
+		"-checks", "30", "-properties-tier", "short", "-profile", "torch-2", "-seed", "3"}
 	if code, out, errb := runCmd(t, nil, args...); code != 0 {
 		t.Fatalf("contiguous requests: exit %d, want 0\n%s%s", code, out, errb)
 	}
-	code, out, errb := runCmd(t, nil, append(args, "-strided-calls")...)
-	if code != 1 || !strings.Contains(out, "--- FAIL property/") {
-		t.Fatalf("-strided-calls: exit %d, want 1 and a property failing\n%s%s", code, out, errb)
+	dir, js := t.TempDir(), filepath.Join(t.TempDir(), "r.json")
+	code, out, errb := runCmd(t, nil, append(args, "-strided-calls", "-repro-dir", dir, "-json", js)...)
+	if code != 1 {
+		t.Fatalf("-strided-calls: exit %d, want 1\n%s%s", code, out, errb)
 	}
+	run := readJSONReport(t, js).Runs[0]
+	if !slices.ContainsFunc(run.Notes, func(n string) bool {
+		var k int
+		_, err := fmt.Sscanf(n, "-strided-calls: %d operation requests carried views", &k)
+		return err == nil && k > 0
+	}) {
+		t.Errorf("no note says how many requests carried views: %q", run.Notes)
+	}
+	replayed := map[string]int{}
+	for _, c := range run.Cases {
+		if c.Status != string(stFail) || c.Failure == nil || c.Failure.Repro == "" {
+			continue
+		}
+		replayed[strings.Split(c.ID, "/")[0]]++
+		line, err := os.ReadFile(filepath.Join(c.Failure.Repro, "request.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if why := replayRejected(t, impl, line); why != "" {
+			t.Errorf("%s: replaying its request.jsonl does not reproduce the failure: %s\n%.600s", c.ID, why, line)
+		}
+	}
+	if replayed["random"] == 0 || replayed["property"] == 0 {
+		t.Fatalf("failures with a repro folder: %v, want random cases and properties\n%s", replayed, out)
+	}
+}
+
+// TestStridedCallsUnclaimed: -strided-calls on an implementation that
+// does not claim the strides extension sends every call contiguous, and
+// the report says so (a run that checked no view does not look as if it
+// had).
+func TestStridedCallsUnclaimed(t *testing.T) {
+	impl := helperImpl(t, "flat-views") + ` | sed -u 's/"strides":true/"strides":false/'`
+	js := filepath.Join(t.TempDir(), "r.json")
+	code, out, errb := runCmd(t, nil, "-impl", impl, "-ops", "gather", "-suites", "random", "-checks", "20",
+		"-profile", "torch-2", "-seed", "3", "-strided-calls", "-json", js)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 (every call contiguous)\n%s%s", code, out, errb)
+	}
+	const want = "-strided-calls: the implementation does not claim the strides extension"
+	if notes := readJSONReport(t, js).Runs[0].Notes; !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+		t.Errorf("notes %q, want one starting %q", notes, want)
+	}
+	if !strings.Contains(out, want) {
+		t.Errorf("the report does not say it:\n%s", out)
+	}
+}
+
+// replayRejected feeds a repro folder's request.jsonl (the hello, then one
+// call) to the implementation command impl and returns "" when the judge
+// (torch-2, conformant) rejects its answer to the call, else why not.
+func replayRejected(t *testing.T, impl string, lines []byte) string {
+	t.Helper()
+	parts := strings.SplitN(strings.TrimSpace(string(lines)), "\n", 2)
+	if len(parts) != 2 {
+		return "not a hello and a call"
+	}
+	_, call, err := protocol.DecodeCall([]byte(parts[1]))
+	if err != nil {
+		return "the call does not decode: " + err.Error()
+	}
+	cmd := exec.Command("sh", "-c", impl)
+	cmd.Stdin = bytes.NewReader(lines)
+	got, err := cmd.Output()
+	if err != nil {
+		return "the implementation: " + err.Error()
+	}
+	answers := strings.Split(strings.TrimSpace(string(got)), "\n")
+	if len(answers) != 2 {
+		return fmt.Sprintf("%d answer lines", len(answers))
+	}
+	a, err := protocol.DecodeAnswer([]byte(answers[1]))
+	if err != nil {
+		return "the answer does not decode: " + err.Error()
+	}
+	var aerr error
+	if a.Err != nil {
+		aerr = a.Err
+	}
+	if reference.Expect(call, scatter.Torch2).Check(scatter.Conformant, a.Result, aerr) == nil {
+		return "the judge accepts the answer"
+	}
+	return ""
 }

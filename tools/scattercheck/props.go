@@ -294,11 +294,13 @@ func (f *failure) rerunKept(calls []scatter.Call, g *guarded) {
 // contiguous whatever the strides claim; only bench requests carry
 // views), unless -strided-calls asks for views and the implementation
 // claims the strides extension: then the views of the calls that
-// reference.LayoutFree passes reach it as views.
+// reference.LayoutFree passes reach it as views, and a failure's protocol
+// lines carry them (Target.Views).
 func propertiesTarget(g *guarded, p scatter.Profile, cfg *gateConfig) properties.Target {
 	t := properties.Target{Backend: g, Profile: p, Level: cfg.level}
 	if c, ok := g.inner.(*protocol.Client); ok {
 		t.Copies, t.Materialises = true, !(cfg.stridedCalls && c.Extensions().Strides)
+		t.Views = c.SendsViews
 	}
 	return t
 }

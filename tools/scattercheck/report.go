@@ -57,6 +57,17 @@ type runReport struct {
 	// (-ops, -labels, -properties-tier, -workload-div), "" when none did: merge checks
 	// that the shards of one run chose alike.
 	Selection string
+
+	// views reports whether a call reached the implementation with its
+	// views as views (protocol.Client.SendsViews; nil for a built-in
+	// backend): its failure's request line then carries them.
+	views func(scatter.Call) bool
+}
+
+// requestLine is call's protocol request line as the implementation was
+// sent it (repro.LineAs).
+func (r *runReport) requestLine(call scatter.Call) string {
+	return repro.LineAs(r.views != nil && r.views(call), call)
 }
 
 func newRunReport(cfg *gateConfig, p scatter.Profile, ii implInfo) *runReport {
@@ -204,7 +215,7 @@ func (r *runReport) fillDetails() {
 			continue
 		}
 		if f.call != nil && f.Request == "" {
-			f.Request = repro.Line(f.call)
+			f.Request = r.requestLine(f.call)
 			f.PyTorch = repro.Program(f.call)
 			if n := len(f.Request); n > maxReportLine {
 				// the report stays readable; -repro-dir writes the call in full

@@ -140,7 +140,7 @@ func writeRepro(folder, name string, r *runReport, cr *caseResult) error {
 	if cr.Source == suiteWorkloads || f.clipped {
 		// the reports print notes for a call this large; its folder
 		// holds the request itself and a program that reads the .npy files
-		files["request.jsonl"] = []byte(workloadLine(f.call) + "\n")
+		files["request.jsonl"] = []byte(workloadLine(r.requestLine(f.call)) + "\n")
 		files["repro.py"] = []byte(repro.NpyProgram(f.call))
 	}
 	if line := files["request.jsonl"]; bytes.HasPrefix(line, []byte("{")) {

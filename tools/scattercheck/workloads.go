@@ -7,7 +7,6 @@ import (
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/check"
 	"github.com/scatterconf/scatter/reference"
-	"github.com/scatterconf/scatter/repro"
 	"github.com/scatterconf/scatter/spec"
 	"github.com/scatterconf/scatter/workload"
 )
@@ -95,8 +94,7 @@ const maxWorkloadLine = 64 << 20
 
 // workloadLine is a workload's request line for its repro folder, or a
 // note where it is longer than maxWorkloadLine.
-func workloadLine(c scatter.Call) string {
-	line := repro.Line(c)
+func workloadLine(line string) string {
 	if len(line) > maxWorkloadLine {
 		return fmt.Sprintf("(the request line is %d bytes, over the %d this folder holds: repro.py reads the .npy files)", len(line), maxWorkloadLine)
 	}
