@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -50,6 +51,10 @@ const (
 //	errors-only  serves the reference, claiming everything, but answers
 //	             unsupported to every call that should succeed: it gets
 //	             every argument check right and computes nothing
+//	hang-large   serves the reference, claiming everything, but never
+//	             answers a call whose index has more than 16 elements,
+//	             appending the SHA-256 of its request line with id 0
+//	             to the file benchMarkEnv names first (one line a hang)
 func benchHelper(mode string) int {
 	if mode == "crash-once" {
 		mark := os.Getenv(benchMarkEnv)
@@ -63,13 +68,27 @@ func benchHelper(mode string) int {
 			mode = "serve"
 		}
 	}
-	if mode == "flat-views" {
+	if mode == "flat-views" || mode == "hang-large" {
 		pr, pw := io.Pipe()
 		go func() {
 			sc := bufio.NewScanner(os.Stdin)
 			sc.Buffer(nil, 1<<30)
 			for sc.Scan() {
-				pw.Write(append(dropSameSizeStrides(sc.Bytes()), '\n'))
+				line := sc.Bytes()
+				if mode == "hang-large" {
+					if _, c, err := protocol.DecodeCall(line); err == nil && c.Tensors()["index"].NumEl() > 16 {
+						if f, err := os.OpenFile(os.Getenv(benchMarkEnv), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+							same, _ := protocol.EncodeOptions{Strides: true}.EncodeCall(0, c) // the call, whatever its id
+							fmt.Fprintf(f, "%x\n", sha256.Sum256(same))
+							f.Close()
+						}
+						fmt.Fprintln(os.Stderr, "helper: hanging")
+						time.Sleep(time.Hour)
+					}
+					pw.Write(append(line, '\n'))
+					continue
+				}
+				pw.Write(append(dropSameSizeStrides(line), '\n'))
 			}
 			pw.Close()
 		}()

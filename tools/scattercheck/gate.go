@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -452,6 +453,16 @@ type guarded struct {
 	// part's failure shows it).
 	declined    scatter.Call
 	declinedErr error
+
+	// failed holds the run's first process failures (maxHistories), by a
+	// digest of the request line that failed (sentKey): a property's
+	// failure, which the properties report as text, finds its error there
+	// (the requests before it, for -repro-dir's history.jsonl, and its
+	// message); and a call that timed out, asked again (rapid replays a
+	// failing case while it shrinks and to report it), is answered that
+	// timeout without being sent, so that a hang costs one timeout, not
+	// one per replay.
+	failed map[[sha256.Size]byte]error
 }
 
 func (g *guarded) Info() scatter.Info { return g.info }
@@ -464,6 +475,10 @@ func (g *guarded) Run(c scatter.Call) (scatter.Result, error) {
 	}
 	if g.gaveUp {
 		g.lastRes, g.lastErr = scatter.Result{}, errGaveUp
+		return g.lastRes, g.lastErr
+	}
+	if err := g.processErr(c); processKind(err) == protocol.KindTimeout {
+		g.lastRes, g.lastErr = scatter.Result{}, err
 		return g.lastRes, g.lastErr
 	}
 	g.sess.countRequest()
@@ -483,8 +498,55 @@ func (g *guarded) Run(c scatter.Call) (scatter.Result, error) {
 		if g.maxProc > 0 && g.procFail >= g.maxProc {
 			g.gaveUp = true
 		}
+		if key, ok := g.sentKey(c); ok && len(g.failed) < maxHistories {
+			if g.failed == nil {
+				g.failed = map[[sha256.Size]byte]error{}
+			}
+			g.failed[key] = err
+		}
 	}
 	return res, err
+}
+
+// sentKey is the digest of the request line that sends c (its views as
+// views where the implementation gets them so, protocol.Client.SendsViews),
+// and whether c has one: a call that does not encode, or of more than
+// maxKeyedElements elements (a workload's, whose line is hundreds of MB),
+// has none.
+func (g *guarded) sentKey(c scatter.Call) ([sha256.Size]byte, bool) {
+	n := 0
+	for _, t := range c.Tensors() {
+		n += t.NumEl()
+	}
+	if n > maxKeyedElements {
+		return [sha256.Size]byte{}, false
+	}
+	views := false
+	if cl, ok := g.inner.(*protocol.Client); ok {
+		views = cl.SendsViews(c)
+	}
+	line, err := protocol.EncodeOptions{Strides: views}.EncodeCall(0, c)
+	if err != nil {
+		return [sha256.Size]byte{}, false
+	}
+	return sha256.Sum256(line), true
+}
+
+// maxKeyedElements bounds the calls sentKey encodes once more (only after
+// a process failure): the properties' largest (the long tier's 2^17
+// elements a tensor) are within it.
+const maxKeyedElements = 1 << 20
+
+// processErr returns the process failure the implementation answered c
+// with (kept in failed), or nil.
+func (g *guarded) processErr(c scatter.Call) error {
+	if len(g.failed) == 0 {
+		return nil
+	}
+	if key, ok := g.sentKey(c); ok {
+		return g.failed[key]
+	}
+	return nil
 }
 
 func (g *guarded) reset() { g.lastRes, g.lastErr, g.ran = scatter.Result{}, nil, false }

@@ -306,6 +306,53 @@ func TestStridedCallsUnclaimed(t *testing.T) {
 	}
 }
 
+// TestPropertyHang: a call that hangs inside a property costs one timeout:
+// rapid's replays of the failing case get the timeout it got without the
+// call being sent again (before, this one was sent three times, one
+// timeout each). The property's repro folder holds the process failure's
+// history.jsonl (the requests its process was sent) and its error in
+// scattercheck.json, as a spec case's does (before, neither: the
+// properties report their failures as text).
+func TestPropertyHang(t *testing.T) {
+	dir := t.TempDir()
+	hangs, repros, js := filepath.Join(dir, "hangs"), filepath.Join(dir, "repro"), filepath.Join(dir, "r.json")
+	impl := benchMarkEnv + "=" + shQuote(hangs) + " " + helperImpl(t, "hang-large")
+	code, out, errb := runCmd(t, nil, "-impl", impl, "-ops", "scatter_add", "-suites", "properties", "-checks", "20",
+		"-properties-tier", "short", "-profile", "torch-2", "-seed", "3", "-timeout", "1s", "-repro-dir", repros, "-json", js)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errb)
+	}
+	b, err := os.ReadFile(hangs)
+	if err != nil {
+		t.Fatalf("the helper never hung: %v\n%s", err, out)
+	}
+	if calls := strings.Fields(string(b)); len(calls) != len(slices.Compact(slices.Sorted(slices.Values(calls)))) {
+		t.Errorf("a call was sent again after it hung (SHA-256 of each hung call: %q)", calls)
+	}
+	timeouts := 0
+	for _, c := range readJSONReport(t, js).Runs[0].Cases {
+		if c.Failure == nil || c.Failure.Kind != protocol.KindTimeout {
+			continue
+		}
+		timeouts++
+		if c.Failure.Repro == "" {
+			t.Errorf("%s: no repro folder", c.ID)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(c.Failure.Repro, "history.jsonl")); err != nil {
+			t.Errorf("%s: %v", c.ID, err)
+		}
+		var meta struct{ Error string }
+		readJSONInto(t, filepath.Join(c.Failure.Repro, "scattercheck.json"), &meta)
+		if !strings.Contains(meta.Error, "timeout") {
+			t.Errorf("%s: scattercheck.json's error is %q, want the timeout", c.ID, meta.Error)
+		}
+	}
+	if timeouts == 0 {
+		t.Fatalf("no property failed with a timeout\n%s", out)
+	}
+}
+
 // replayRejected feeds a repro folder's request.jsonl (the hello, then one
 // call) to the implementation command impl and returns "" when the judge
 // (torch-2, conformant) rejects its answer to the call, else why not.

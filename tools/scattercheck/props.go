@@ -239,6 +239,16 @@ func propertyFailure(pr properties.PropertyReport, p scatter.Profile, lvl scatte
 	if g.gaveUp && errors.Is(g.lastErr, errGaveUp) && f.Kind == "mismatch" && strings.Contains(pr.Failure, "without a code") {
 		f.Kind = "gave-up"
 	}
+	switch f.Kind {
+	case protocol.KindTimeout, protocol.KindCrash, protocol.KindGarbage:
+		// its error, as the gate kept it (the requests before it
+		// included, for -repro-dir's history.jsonl)
+		if f.call != nil {
+			if err := g.processErr(f.call); err != nil {
+				f.err = err
+			}
+		}
+	}
 	f.rerunKept(calls, g)
 	return f
 }
