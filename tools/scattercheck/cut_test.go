@@ -168,7 +168,7 @@ func TestCutShort(t *testing.T) {
 			if b, err := os.ReadFile(ju); err != nil || !bytes.Contains(b, []byte("gate/incomplete")) {
 				t.Errorf("the JUnit report lacks gate/incomplete (%v)", err)
 			}
-			if c.judged && !strings.Contains(errb.String(), "cases judged") {
+			if c.judged && !strings.Contains(errb.String(), "cases done") {
 				t.Errorf("no progress line on stderr:\n%s", tailOf(errb.String(), 2000))
 			}
 		})
@@ -208,7 +208,7 @@ func TestProgressLines(t *testing.T) {
 		// properties alone need hours
 		s.printProgress(time.Now())
 		got := out.String()
-		for _, want := range []string{"spec: 21 of about", "cases judged, 1 failed, 40s elapsed", "left", "this is a long run: about"} {
+		for _, want := range []string{"spec: 21 of about", "cases done, 1 failed, 40s elapsed", "left", "this is a long run: about"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("tty %v: no %q in %q", tty, want, got)
 			}

@@ -632,7 +632,7 @@ func runTarget(b scatter.Backend, client *protocol.Client, cfg *gateConfig, p sc
 		g.info.Ops = ops
 	}
 	ii := implInfo{Name: info.Name, Version: info.Version, Command: cfg.impl, Deterministic: info.Deterministic,
-		Builtin: client == nil}
+		Builtin: client == nil, Strides: client != nil && client.Extensions().Strides}
 	for _, op := range info.Ops {
 		ii.Ops = append(ii.Ops, string(op))
 	}

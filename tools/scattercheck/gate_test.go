@@ -65,6 +65,7 @@ type jsonOut struct {
 			Version       string   `json:"version"`
 			Ops           []string `json:"ops"`
 			Deterministic bool     `json:"deterministic"`
+			Strides       bool     `json:"strides"`
 		} `json:"implementation"`
 		Profile  string         `json:"profile"`
 		Level    string         `json:"level"`

@@ -259,6 +259,9 @@ func TestStridedCalls(t *testing.T) {
 		t.Fatalf("-strided-calls: exit %d, want 1\n%s%s", code, out, errb)
 	}
 	run := readJSONReport(t, js).Runs[0]
+	if !run.Implementation.Strides || !strings.Contains(out, "claims the strides extension") {
+		t.Errorf("the report does not say that the implementation claims the strides extension")
+	}
 	if !slices.ContainsFunc(run.Notes, func(n string) bool {
 		var k int
 		_, err := fmt.Sscanf(n, "-strided-calls: %d operation requests carried views", &k)
@@ -298,8 +301,12 @@ func TestStridedCallsUnclaimed(t *testing.T) {
 		t.Fatalf("exit %d, want 0 (every call contiguous)\n%s%s", code, out, errb)
 	}
 	const want = "-strided-calls: the implementation does not claim the strides extension"
-	if notes := readJSONReport(t, js).Runs[0].Notes; !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
-		t.Errorf("notes %q, want one starting %q", notes, want)
+	run := readJSONReport(t, js).Runs[0]
+	if !slices.ContainsFunc(run.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+		t.Errorf("notes %q, want one starting %q", run.Notes, want)
+	}
+	if run.Implementation.Strides {
+		t.Error("the -json report says the implementation claims the strides extension")
 	}
 	if !strings.Contains(out, want) {
 		t.Errorf("the report does not say it:\n%s", out)

@@ -246,6 +246,7 @@ func propertyFailure(pr properties.PropertyReport, p scatter.Profile, lvl scatte
 		if f.call != nil {
 			if err := g.processErr(f.call); err != nil {
 				f.err = err
+				f.Summary = summarize(f, nil) // "timeout on request 9 (scatter_add): ..."
 			}
 		}
 	}

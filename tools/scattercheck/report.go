@@ -36,6 +36,8 @@ type implInfo struct {
 	Ops           []string `json:"ops"`
 	DTypes        []string `json:"dtypes"`
 	Deterministic bool     `json:"deterministic"`
+	// Strides: its hello claims the protocol's strides extension
+	Strides bool `json:"strides,omitempty"`
 }
 
 // runReport is the outcome of the suite on one implementation under one
@@ -288,6 +290,9 @@ func (r *runReport) printHeader(w io.Writer) {
 	det := ""
 	if r.Impl.Deterministic {
 		det = ", claims deterministic"
+	}
+	if r.Impl.Strides {
+		det += ", claims the strides extension"
 	}
 	fmt.Fprintf(w, "   claims: ops %s; dtypes %s%s\n", strings.Join(r.Impl.Ops, " "), strings.Join(r.Impl.DTypes, " "), det)
 	fmt.Fprintf(w, "   suites: %s", strings.Join(r.Suites, ", "))

@@ -391,7 +391,7 @@ func (s *session) counted() (judged, total int) {
 // markIncomplete adds to every run a failing case "gate/incomplete" that
 // says why the run is incomplete and how far it got.
 func markIncomplete(runs []*runReport, reason string, judged, total int) {
-	msg := fmt.Sprintf("the run is incomplete (%s): %d of about %d cases judged; the cases not judged are not in this report", reason, judged, total)
+	msg := fmt.Sprintf("the run is incomplete (%s): %d of about %d cases done (passed, failed or skipped); the others are not in this report", reason, judged, total)
 	for _, r := range runs {
 		r.Cases = append(r.Cases, incompleteCase(msg))
 	}
@@ -505,7 +505,7 @@ func (s *session) printProgress(now time.Time) {
 		part = "starting"
 	}
 	elapsed := now.Sub(s.t0).Round(time.Second)
-	line := fmt.Sprintf("scattercheck: %s: %d of about %d cases judged, %d failed, %v elapsed", part, judged, total, failed, elapsed)
+	line := fmt.Sprintf("scattercheck: %s: %d of about %d cases done, %d failed, %v elapsed", part, judged, total, failed, elapsed)
 	left, ok := s.estimate(now)
 	if ok {
 		line += fmt.Sprintf(", about %s left", roundEstimate(left))
@@ -560,7 +560,7 @@ func interruptedLine(reason string, judged, total int, cfg *gateConfig) string {
 			files = append(files, f)
 		}
 	}
-	s := fmt.Sprintf("INCOMPLETE: %s: %d of about %d cases judged", reason, judged, total)
+	s := fmt.Sprintf("INCOMPLETE: %s: %d of about %d cases done (passed, failed or skipped)", reason, judged, total)
 	switch len(files) {
 	case 1:
 		s += "; " + files[0] + " holds what was judged"

@@ -70,7 +70,9 @@ func checkNothingPassed(runs []*runReport, unavailable map[*runReport]bool) []st
 		}
 		what := "no case was run"
 		if len(parts) > 0 {
-			what = strings.Join(parts, ", ")
+			// the counts of the cases besides this one, which the
+			// report's headline counts too
+			what = "besides this one: " + strings.Join(parts, ", ")
 		}
 		reason := fmt.Sprintf("no case passed (%s): the run checked nothing", what)
 		if errorsOnly > 0 {
