@@ -535,7 +535,13 @@ func (r *runReport) printFailures(w io.Writer, verbose bool) {
 	if len(fails) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nfailures (%d):\n", len(fails))
+	if unsup := len(fails) - r.counts()[stFail]; unsup > 0 {
+		// the headline counts them apart; without -allow-unsupported
+		// they fail the run too
+		fmt.Fprintf(w, "\nfailures (%d, of which %d answered unsupported: -allow-unsupported skips them):\n", len(fails), unsup)
+	} else {
+		fmt.Fprintf(w, "\nfailures (%d):\n", len(fails))
+	}
 	for _, cr := range fails {
 		fmt.Fprintf(w, "  %s [%s] %s\n", cr.ID, cr.Failure.Kind, cr.Failure.Summary)
 		if l := cr.Failure.Likely; l != nil {
