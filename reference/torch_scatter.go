@@ -346,7 +346,9 @@ func planTorchScatterAdd(c scatter.TorchScatterAdd, prof scatter.Profile) (*plan
 // torch_scatter itself never range-checks dim: one outside [-n, n-1] ends
 // in whatever breaks first (expand, a Python list index, scatter_add_'s
 // dim check), or, with an empty index and a given out of higher rank, in
-// no error at all. The suite calls all of that ErrDimOutOfRange.
+// no error at all. The suite calls all of that ErrDimOutOfRange; where the
+// library's own first step fails with a shape error (tsDimShapeError),
+// that kind conforms too (after it: Strict keeps the suite's).
 func planTorchScatter(c scatter.TorchScatter, prof scatter.Profile) (*plan, errs) {
 	var e errs
 	hasOut := !c.Out.IsZero()
@@ -381,6 +383,9 @@ func planTorchScatter(c scatter.TorchScatter, prof scatter.Profile) (*plan, errs
 	}
 	if d < 0 || d >= n {
 		e.add(scatter.ErrDimOutOfRange, "Dimension out of range (expected to be in range of [%d, %d], but got %d)", -n, n-1, dim)
+		if err := tsDimShapeError(c.Index, d, n, c.Src.Shape, dim, !hasOut && (k == kSum || k == kMean)); err != nil {
+			e = append(e, err)
+		}
 		return nil, e
 	}
 	bidx, berr := tsBroadcast(c.Index, d, c.Src.Shape)
@@ -393,6 +398,32 @@ func planTorchScatter(c scatter.TorchScatter, prof scatter.Profile) (*plan, errs
 		return ts.sum()
 	}
 	return ts.kernel()
+}
+
+// tsDimShapeError is the shape error torch_scatter 2.x raises itself for a
+// dim outside src's n dimensions (d: dim + n if dim < 0, as its broadcast
+// wraps it once), or nil where it raises none of its own (it then reaches
+// scatter_add_'s "Dimension out of range", or its C++ kernels, which
+// crash): its broadcast's expand, in Python or in the kernels' C++ copy
+// (a 1-d index unsqueezed d times when d > 0: too many dimensions, or a
+// size that does not fit), or, on the Python path of sum and mean without
+// out (sizeList), the size list's `size[dim] = ...`, an IndexError. As
+// torch_scatter 2.1.2 answers on torch 2.14.1 and 2.6.0 (PROFILES.md,
+// "Rules the same in every version"): src float32 [2, 3], index [0, 1, 1],
+// dim 2 is `expand(torch.LongTensor{[1, 1, 3]}, size=[2, 3]): the number
+// of sizes provided (2) must be greater or equal to the number of
+// dimensions in the tensor (3)` for every reduce, out or not; index [0, 1],
+// dim -3 is `IndexError: list assignment index out of range` for sum
+// (with out: scatter_add_'s dim error; mul and max crash); a 0-d src with
+// a 1-d index is expand's error for every reduce.
+func tsDimShapeError(index scatter.Tensor, d, n int, srcShape []int, dim int, sizeList bool) *scatter.Error {
+	if _, err := tsBroadcast(index, max(d, 0), srcShape); err != nil {
+		return err
+	}
+	if sizeList {
+		return scatter.Errorf(scatter.ErrShapeMismatch, "list assignment index out of range (size[%d] of a %d-dimensional src)", dim, n)
+	}
+	return nil
 }
 
 // tsCall is a torch_scatter 2.x call past the broadcast.

@@ -84,9 +84,16 @@ func TestTorchScatterValidation(t *testing.T) {
 	cases = append(cases,
 		codeCase{name: "reduce/bogus", call: ts("amax"), want: codes(scatter.ErrInvalidArgument)},
 		codeCase{name: "reduce/before-dim", call: with(ts("prod"), func(c *scatter.TorchScatter) { c.Dim = scatter.Ptr(5) }), want: codes(scatter.ErrInvalidArgument)},
-		codeCase{name: "dim/1-of-1d", call: with(ts(""), func(c *scatter.TorchScatter) { c.Dim = scatter.Ptr(1) }), want: codes(scatter.ErrDimOutOfRange)},
-		codeCase{name: "dim/-2-of-1d", call: with(ts("max"), func(c *scatter.TorchScatter) { c.Dim = scatter.Ptr(-2) }), want: codes(scatter.ErrDimOutOfRange)},
-		codeCase{name: "dim/0-d-src", call: scatter.TorchScatter{Src: scatter.Scalar0D[float32](1), Index: i64(0)}, want: codes(scatter.ErrDimOutOfRange)},
+		// torch_scatter's own shape errors for a dim outside src's
+		// (tsDimShapeError): the broadcast's expand (an index
+		// unsqueezed past src's rank, or a 0-d src), and the size list
+		// of sum and mean without out; none where the library reaches
+		// scatter_add_'s dim check (out given) or its crashing kernels
+		codeCase{name: "dim/1-of-1d", call: with(ts(""), func(c *scatter.TorchScatter) { c.Dim = scatter.Ptr(1) }), want: codes(scatter.ErrDimOutOfRange, scatter.ErrShapeMismatch)},
+		codeCase{name: "dim/-2-of-1d/max", call: with(ts("max"), func(c *scatter.TorchScatter) { c.Dim = scatter.Ptr(-2) }), want: codes(scatter.ErrDimOutOfRange)},
+		codeCase{name: "dim/-2-of-1d/sum", call: with(ts("sum"), func(c *scatter.TorchScatter) { c.Dim = scatter.Ptr(-2) }), want: codes(scatter.ErrDimOutOfRange, scatter.ErrShapeMismatch)},
+		codeCase{name: "dim/-2-of-1d/mean-out", call: with(ts("mean"), func(c *scatter.TorchScatter) { c.Dim = scatter.Ptr(-2); c.Out = f32(0, 0, 0) }), want: codes(scatter.ErrDimOutOfRange)},
+		codeCase{name: "dim/0-d-src", call: scatter.TorchScatter{Src: scatter.Scalar0D[float32](1), Index: i64(0)}, want: codes(scatter.ErrDimOutOfRange, scatter.ErrShapeMismatch)},
 		codeCase{name: "broadcast/trailing-not-leading", call: scatter.TorchScatter{Src: shaped(f32(make([]float32, 36)...), 2, 6, 3),
 			Index: shaped(i64(make([]int64, 18)...), 6, 3), Dim: scatter.Ptr(1)}, want: codes(scatter.ErrShapeMismatch)},
 		codeCase{name: "broadcast/leading", call: scatter.TorchScatter{Src: shaped(f32(make([]float32, 36)...), 2, 6, 3),
