@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -46,14 +47,33 @@ One folder per case: ` + "`<profile>/<op>/<case>/`" + `.
   allowed.json's ` + "`allowed_errors`" + ` conforms).
 - ` + "`*.npy`" + `: little-endian, C order; bfloat16 tensors are stored as ` + "`<u2`" + ` bit patterns
   (the dtype beside each file in case.json says so).
-- ` + "`expected_out.npy`" + `: the canonical result, bit-exact at the strict level.
+- ` + "`expected_out.npy`" + `: the canonical result, bit-exact at the strict level except
+  where allowed.json lists more than one value for an element (the sign of a zero
+  that ties, which PyTorch's versions and paths give differently; a NaN's payload).
 - ` + "`allowed_lo.npy`" + `, ` + "`allowed_hi.npy`" + `: per element, the least and greatest value that
   conforms at the level of the export (see index.json); between them, only the values
   allowed.json lists conform where it lists values (a plain scatter with duplicate
   targets takes one of several candidates, not any value between them). NaN in both:
   only NaN conforms.
-- ` + "`allowed.json`" + `: per element, ` + "`{\"values\": [...]}`" + ` and/or ` + "`{\"lo\": x, \"hi\": y}`" + ` (ordered
-  with -0.0 < +0.0; "nan" matches any NaN), or ` + "`{\"any\": true}`" + `.
+- ` + "`allowed_arg_lo.npy`" + `, ` + "`allowed_arg_hi.npy`" + `: the same for torch_scatter min/max's arg.
+- ` + "`allowed.json`" + `: the profile and level, then per element ` + "`{\"values\": [...]}`" + ` and/or
+  ` + "`{\"lo\": x, \"hi\": y}`" + ` (ordered with -0.0 < +0.0; "nan" matches any NaN), or
+  ` + "`{\"any\": true}`" + ` (any value of the dtype); ` + "`{\"any\": true}`" + ` for the whole result
+  when any result conforms; ` + "`{\"omitted\": ...}`" + ` where the sets are too large to list
+  (expected_out.npy and the lo/hi files still hold). Each number is the shortest decimal
+  that reads back as the value in the tensor's dtype: round it into that dtype before
+  comparing (` + "`1.23`" + ` in a float32 tensor is float32(1.23), 1.2300000190734863 as a
+  double; float16 and bfloat16 likewise, whose .npy files hold bit patterns for
+  bfloat16). Integers are exact (int64 included: read them as integers, not doubles).
+- Ids: index.json's ` + "`id`" + ` is the spec's case name; case.json's ` + "`id`" + ` is
+  ` + "`<op>/<folder>`" + `, the folder's own name. ` + "`source`" + ` says where the case comes
+  from (a recorded fixture names its recording there). ` + "`torch_version`" + ` is empty: the
+  outcomes are the oracle's under the profile (package reference), checked against
+  the recordings, not recordings themselves. The error ` + "`message`" + ` is PyTorch's, as
+  the oracle words it.
+- Scalars in case.json keep their Python kind: ` + "`2`" + ` is an int, ` + "`2.0`" + ` a float, and PyTorch
+  converts them by different rules (PROTOCOL.md, "Scalars"): use a JSON reader that
+  keeps the difference and int64 precision.
 `
 
 type exportEntry struct {
@@ -108,6 +128,10 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if *labels != "" {
 		cfg.labels = splitList(*labels)
 	}
+	if err := clearEarlierExport(dir); err != nil {
+		fmt.Fprintln(stderr, "scattercheck export:", err)
+		return 2
+	}
 	var index []exportEntry
 	for _, p := range profiles {
 		used := map[string]bool{}
@@ -144,6 +168,45 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// clearEarlierExport readies dir for a pack: a folder that does not exist
+// or is empty is left as it is; one that holds an earlier export (its
+// index.json) loses that export's case folders, index and README, so that
+// no case of it outlives the new one unlisted (an export of fewer
+// operations, say); any other folder is refused, and nothing in it is
+// touched.
+func clearEarlierExport(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0 {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	var earlier struct {
+		Cases []exportEntry `json:"cases"`
+	}
+	if err != nil || json.Unmarshal(b, &earlier) != nil || len(earlier.Cases) == 0 {
+		return fmt.Errorf("%s is not empty and holds no earlier export (its index.json): write the pack into an empty or new folder, or over an earlier export, whose cases it replaces", dir)
+	}
+	for _, e := range earlier.Cases {
+		if !filepath.IsLocal(filepath.FromSlash(e.Folder)) {
+			return fmt.Errorf("%s/index.json lists a folder outside it (%q): not an export's index; nothing removed", dir, e.Folder)
+		}
+	}
+	for _, e := range earlier.Cases {
+		if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(e.Folder))); err != nil {
+			return err
+		}
+	}
+	for _, f := range []string{"index.json", "README.md"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
 // exportCase writes one case's folder.
 func exportCase(dir string, p scatter.Profile, lvl scatter.Level, name string, c spec.Case) (exportEntry, error) {
 	e := exportEntry{ID: c.Name, Op: string(c.Call.Op()), Profile: p.String(), Folder: p.String() + "/" + name,
@@ -165,6 +228,10 @@ func exportCase(dir string, p scatter.Profile, lvl scatter.Level, name string, c
 			fx.WantErr = c.WantErr
 		}
 		fx.Message = "the first rule PyTorch checks"
+		var se *scatter.Error
+		if errors.As(exp.Err(), &se) && se.Code == fx.WantErr {
+			fx.Message = se.Msg // PyTorch's message, as the oracle words it
+		}
 		want := codes
 		if lvl == scatter.Strict {
 			want = []scatter.Code{fx.WantErr}
@@ -187,7 +254,9 @@ func exportCase(dir string, p scatter.Profile, lvl scatter.Level, name string, c
 		return e, err
 	}
 	if exp.Codes() == nil {
-		if a, err := allowedSets(exp, lvl, defaultAllowedMax); err == nil && !a.Any {
+		// the bounds of every result, however large (two tensors of its
+		// size; allowed.json lists sets up to defaultAllowedMax elements)
+		if a, err := allowedSets(exp, lvl, math.MaxInt); err == nil && !a.Any {
 			for _, at := range allowedTensors(a) {
 				lo, hi, ok := boundsOf(at.AllowedTensor)
 				if !ok {

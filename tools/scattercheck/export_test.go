@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/scatterconf/scatter"
@@ -39,7 +40,7 @@ func TestExport(t *testing.T) {
 		t.Error(err)
 	}
 	fsys := os.DirFS(dir)
-	bounded, errs := 0, 0
+	bounded, errs, placeholders := 0, 0, 0
 	for _, e := range index.Cases {
 		if e.Op != "scatter_reduce" && e.Op != "torch_scatter.scatter" {
 			t.Errorf("%s: -ops let %s through", e.ID, e.Op)
@@ -60,9 +61,17 @@ func TestExport(t *testing.T) {
 			if fx.WantErr.String() != e.Expect || allowed["allowed_errors"] == nil {
 				t.Errorf("%s: expect %s, fixture %v, allowed %s", e.ID, e.Expect, fx.WantErr, ab)
 			}
+			if fx.Message == "the first rule PyTorch checks" {
+				placeholders++
+			}
 			continue
 		}
 		if !e.Bounds {
+			// every result has its bounds, however large, unless any
+			// result conforms
+			if !strings.Contains(strings.Join(strings.Fields(string(allowed["allowed"])), ""), `"any":true`) {
+				t.Errorf("%s: no bounds written (allowed: %.200s)", e.ID, allowed["allowed"])
+			}
 			continue
 		}
 		bounded++
@@ -84,6 +93,43 @@ func TestExport(t *testing.T) {
 	}
 	if bounded == 0 || errs == 0 {
 		t.Errorf("%d cases with bounds, %d expected errors", bounded, errs)
+	}
+	if placeholders > errs/10 {
+		t.Errorf("%d of %d expected errors carry no PyTorch message", placeholders, errs)
+	}
+}
+
+// TestExportReplacesEarlier: an export over an earlier one replaces its
+// cases (an export of other operations leaves none of the earlier ones
+// behind, unlisted), and a folder that holds anything else is refused,
+// untouched.
+func TestExportReplacesEarlier(t *testing.T) {
+	dir := t.TempDir()
+	for _, ops := range []string{"gather", "scatter_add"} {
+		if code, out, errb := runCmd(t, nil, "export", "-profile", "torch-2", "-ops", ops, dir); code != 0 {
+			t.Fatalf("export -ops %s: exit %d\n%s%s", ops, code, out, errb)
+		}
+	}
+	cases, _ := filepath.Glob(filepath.Join(dir, "torch-2", "*", "*", "case.json"))
+	for _, c := range cases {
+		if op := filepath.Base(filepath.Dir(filepath.Dir(c))); op != "scatter_add" {
+			t.Fatalf("a case of %s outlived the second export: %s", op, c)
+		}
+	}
+	if len(cases) == 0 {
+		t.Fatal("the second export wrote nothing")
+	}
+	other := t.TempDir()
+	mine := filepath.Join(other, "notes.txt")
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := runCmd(t, nil, "export", "-ops", "gather", other)
+	if code != 2 || !strings.Contains(errb, "holds no earlier export") {
+		t.Fatalf("export into a folder of other files: exit %d, want 2 and why\n%s%s", code, out, errb)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "mine" {
+		t.Fatalf("the folder's file was touched: %q, %v", b, err)
 	}
 }
 
