@@ -383,7 +383,7 @@ func planTorchScatter(c scatter.TorchScatter, prof scatter.Profile) (*plan, errs
 	}
 	if d < 0 || d >= n {
 		e.add(scatter.ErrDimOutOfRange, "Dimension out of range (expected to be in range of [%d, %d], but got %d)", -n, n-1, dim)
-		if err := tsDimShapeError(c.Index, d, n, c.Src.Shape, dim, !hasOut && (k == kSum || k == kMean)); err != nil {
+		if err := tsDimShapeError(c, k, d); err != nil {
 			e = append(e, err)
 		}
 		return nil, e
@@ -400,28 +400,73 @@ func planTorchScatter(c scatter.TorchScatter, prof scatter.Profile) (*plan, errs
 	return ts.kernel()
 }
 
-// tsDimShapeError is the shape error torch_scatter 2.x raises itself for a
-// dim outside src's n dimensions (d: dim + n if dim < 0, as its broadcast
-// wraps it once), or nil where it raises none of its own (it then reaches
-// scatter_add_'s "Dimension out of range", or its C++ kernels, which
-// crash): its broadcast's expand, in Python or in the kernels' C++ copy
-// (a 1-d index unsqueezed d times when d > 0: too many dimensions, or a
-// size that does not fit), or, on the Python path of sum and mean without
-// out (sizeList), the size list's `size[dim] = ...`, an IndexError. As
-// torch_scatter 2.1.2 answers on torch 2.14.1 and 2.6.0 (PROFILES.md,
-// "Rules the same in every version"): src float32 [2, 3], index [0, 1, 1],
-// dim 2 is `expand(torch.LongTensor{[1, 1, 3]}, size=[2, 3]): the number
-// of sizes provided (2) must be greater or equal to the number of
-// dimensions in the tensor (3)` for every reduce, out or not; index [0, 1],
-// dim -3 is `IndexError: list assignment index out of range` for sum
-// (with out: scatter_add_'s dim error; mul and max crash); a 0-d src with
-// a 1-d index is expand's error for every reduce.
-func tsDimShapeError(index scatter.Tensor, d, n int, srcShape []int, dim int, sizeList bool) *scatter.Error {
-	if _, err := tsBroadcast(index, max(d, 0), srcShape); err != nil {
+// tsDimShapeError is the shape error torch_scatter 2.x raises itself for
+// a dim outside src's n dimensions (d: dim + n if dim < 0, as it wraps it
+// once), or nil where it raises none of its own (it then raises a
+// dimension error, crashes, or in a few calls answers). In its order:
+//
+//   - its broadcast's expand, in Python or in the kernels' C++ copy (a 1-d
+//     index unsqueezed d times when d > 0: too many dimensions, or a size
+//     that does not fit; any index of a 0-d src but a 0-d one);
+//   - without out: on the Python path (sum, mean) the size list's
+//     `size[dim] = ...`, an IndexError; the kernels (mul, min, max) write
+//     sizes[dim] past their vector (undefined: they crash);
+//   - with out, the kernels: their loop over out's dims but dim, src.size(i)
+//     == out.size(i) ("Input mismatch"; src.size(i) past src's dims is a
+//     dimension error);
+//   - with out, the Python path: out.scatter_add_(dim, index, src), dim
+//     against out's dims (outside them: a dimension error), then the
+//     index's rank against out's ("Index tensor must have the same number
+//     of dimensions as self tensor", ranks of 0 counting as 1); where the
+//     ranks agree (a 0-d src and index into a 1-d out), sum answers and
+//     mean fails on its count's size list.
+//
+// As torch_scatter 2.1.2 answers on torch 2.14.1 (and 2.6.0): every
+// outcome of a grid of 3,888 such calls (src of 0 to 2 dims, six index
+// shapes, nine outs or none, sum, mean, mul and max, every dim outside
+// src's up to 4) that is a shape error is one this returns (PROFILES.md,
+// "Rules the same in every version").
+func tsDimShapeError(c scatter.TorchScatter, k kind, d int) *scatter.Error {
+	S, n := c.Src.Shape, c.Src.Dim()
+	bidx, err := tsBroadcast(c.Index, max(d, 0), S)
+	if err != nil {
 		return err
 	}
-	if sizeList {
-		return scatter.Errorf(scatter.ErrShapeMismatch, "list assignment index out of range (size[%d] of a %d-dimensional src)", dim, n)
+	python := k == kSum || k == kMean
+	listErr := func() *scatter.Error {
+		return scatter.Errorf(scatter.ErrShapeMismatch, "list assignment index out of range (size[%d] of a %d-dimensional size list)", *c.Dim, n)
+	}
+	switch {
+	case c.Out.IsZero() && python:
+		return listErr()
+	case c.Out.IsZero():
+		return nil
+	case !python:
+		for i := range c.Out.Dim() {
+			if i == d {
+				continue
+			}
+			if i >= n {
+				return nil
+			}
+			if S[i] != c.Out.Shape[i] {
+				return scatter.Errorf(scatter.ErrShapeMismatch, "src.size(i) == out.size(i) INTERNAL ASSERT FAILED: Input mismatch (dim %d: %d, %d)", i, S[i], c.Out.Shape[i])
+			}
+		}
+		return nil
+	}
+	od, on := *c.Dim, c.Out.Dim()
+	if od < 0 {
+		od += on
+	}
+	if od < 0 || od >= max(on, 1) {
+		return nil
+	}
+	if max(bidx.Dim(), 1) != max(on, 1) {
+		return scatter.Errorf(scatter.ErrShapeMismatch, "Index tensor must have the same number of dimensions as self tensor")
+	}
+	if k == kMean {
+		return listErr()
 	}
 	return nil
 }

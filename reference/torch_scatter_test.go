@@ -93,6 +93,20 @@ func TestTorchScatterValidation(t *testing.T) {
 		codeCase{name: "dim/-2-of-1d/max", call: with(ts("max"), func(c *scatter.TorchScatter) { c.Dim = scatter.Ptr(-2) }), want: codes(scatter.ErrDimOutOfRange)},
 		codeCase{name: "dim/-2-of-1d/sum", call: with(ts("sum"), func(c *scatter.TorchScatter) { c.Dim = scatter.Ptr(-2) }), want: codes(scatter.ErrDimOutOfRange, scatter.ErrShapeMismatch)},
 		codeCase{name: "dim/-2-of-1d/mean-out", call: with(ts("mean"), func(c *scatter.TorchScatter) { c.Dim = scatter.Ptr(-2); c.Out = f32(0, 0, 0) }), want: codes(scatter.ErrDimOutOfRange)},
+		// with an out of higher rank: scatter_add_'s rank check on the
+		// Python path, the kernels' "Input mismatch" where a size differs
+		codeCase{name: "dim/-2-of-1d/sum-out-2d", call: with(ts("sum"), func(c *scatter.TorchScatter) {
+			c.Dim = scatter.Ptr(-2)
+			c.Out = shaped(f32(make([]float32, 12)...), 2, 6)
+		}), want: codes(scatter.ErrDimOutOfRange, scatter.ErrShapeMismatch)},
+		codeCase{name: "dim/-2-of-1d/max-out-2d-mismatch", call: with(ts("max"), func(c *scatter.TorchScatter) {
+			c.Dim = scatter.Ptr(-2)
+			c.Out = shaped(f32(make([]float32, 10)...), 5, 2)
+		}), want: codes(scatter.ErrDimOutOfRange, scatter.ErrShapeMismatch)},
+		codeCase{name: "dim/-2-of-1d/max-out-2d-leading-fits", call: with(ts("max"), func(c *scatter.TorchScatter) {
+			c.Dim = scatter.Ptr(-2)
+			c.Out = shaped(f32(make([]float32, 12)...), 6, 2)
+		}), want: codes(scatter.ErrDimOutOfRange)},
 		codeCase{name: "dim/0-d-src", call: scatter.TorchScatter{Src: scatter.Scalar0D[float32](1), Index: i64(0)}, want: codes(scatter.ErrDimOutOfRange, scatter.ErrShapeMismatch)},
 		codeCase{name: "broadcast/trailing-not-leading", call: scatter.TorchScatter{Src: shaped(f32(make([]float32, 36)...), 2, 6, 3),
 			Index: shaped(i64(make([]int64, 18)...), 6, 3), Dim: scatter.Ptr(1)}, want: codes(scatter.ErrShapeMismatch)},
