@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -132,7 +133,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scattercheck export:", err)
 		return 2
 	}
-	var index []exportEntry
+	index := []exportEntry{} // "cases": [] when none, never null
 	for _, p := range profiles {
 		used := map[string]bool{}
 		for _, c := range spec.Cases() {
@@ -170,10 +171,12 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 
 // clearEarlierExport readies dir for a pack: a folder that does not exist
 // or is empty is left as it is; one that holds an earlier export (its
-// index.json) loses that export's case folders, index and README, so that
-// no case of it outlives the new one unlisted (an export of fewer
-// operations, say); any other folder is refused, and nothing in it is
-// touched.
+// index.json) loses that export's case folders (and the profile and op
+// folders they leave empty), index and README, so that no case of it
+// outlives the new one unlisted (an export of fewer operations, say); any
+// other folder is refused, and nothing in it is touched. Only folders of
+// the shape export writes, <profile>/<op>/<case>, are removed, through an
+// os.Root: a link inside dir does not lead the removal out of it.
 func clearEarlierExport(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0 {
@@ -183,28 +186,50 @@ func clearEarlierExport(dir string) error {
 		return err
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "index.json"))
-	var earlier struct {
-		Cases []exportEntry `json:"cases"`
-	}
-	if err != nil || json.Unmarshal(b, &earlier) != nil || len(earlier.Cases) == 0 {
+	var index map[string]json.RawMessage // "cases" is in every export's index, if empty
+	var cases []exportEntry
+	if err != nil || json.Unmarshal(b, &index) != nil || index["cases"] == nil || json.Unmarshal(index["cases"], &cases) != nil {
 		return fmt.Errorf("%s is not empty and holds no earlier export (its index.json): write the pack into an empty or new folder, or over an earlier export, whose cases it replaces", dir)
 	}
-	for _, e := range earlier.Cases {
-		if !filepath.IsLocal(filepath.FromSlash(e.Folder)) {
-			return fmt.Errorf("%s/index.json lists a folder outside it (%q): not an export's index; nothing removed", dir, e.Folder)
+	for _, e := range cases {
+		if !exportFolder(e.Folder) {
+			return fmt.Errorf("%s/index.json lists %q, not a case folder of an export (<profile>/<op>/<case>): nothing removed", dir, e.Folder)
 		}
 	}
-	for _, e := range earlier.Cases {
-		if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(e.Folder))); err != nil {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, e := range cases {
+		if err := root.RemoveAll(e.Folder); err != nil {
 			return err
+		}
+		// the op and profile folders, once empty (Remove leaves a
+		// folder that still holds something)
+		for _, d := range []string{path.Dir(e.Folder), path.Dir(path.Dir(e.Folder))} {
+			if fi, err := root.Lstat(d); err == nil && fi.IsDir() {
+				_ = root.Remove(d)
+			}
 		}
 	}
 	for _, f := range []string{"index.json", "README.md"} {
-		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := root.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}
 	return nil
+}
+
+// exportFolder reports whether f is a case folder as export names them:
+// <profile>/<op>/<case>, clean and relative, the profile a known one.
+func exportFolder(f string) bool {
+	parts := strings.Split(f, "/")
+	if len(parts) != 3 || path.Clean(f) != f || !filepath.IsLocal(f) || slices.Contains(parts, "..") || slices.Contains(parts, ".") {
+		return false
+	}
+	_, err := scatter.ParseProfile(parts[0])
+	return err == nil
 }
 
 // exportCase writes one case's folder.
@@ -277,7 +302,7 @@ func exportCase(dir string, p scatter.Profile, lvl scatter.Level, name string, c
 					e.Bounds = true
 				}
 			}
-		} else {
+		} else if err != nil {
 			e.Problems = err.Error()
 		}
 	}

@@ -463,6 +463,9 @@ type guarded struct {
 	// timeout without being sent, so that a hang costs one timeout, not
 	// one per replay.
 	failed map[[sha256.Size]byte]error
+	// timedOut counts the timeouts in failed: Run looks a call up only
+	// when there is one (a lookup encodes the call once more)
+	timedOut int
 }
 
 func (g *guarded) Info() scatter.Info { return g.info }
@@ -477,9 +480,11 @@ func (g *guarded) Run(c scatter.Call) (scatter.Result, error) {
 		g.lastRes, g.lastErr = scatter.Result{}, errGaveUp
 		return g.lastRes, g.lastErr
 	}
-	if err := g.processErr(c); processKind(err) == protocol.KindTimeout {
-		g.lastRes, g.lastErr = scatter.Result{}, err
-		return g.lastRes, g.lastErr
+	if g.timedOut > 0 {
+		if err := g.processErr(c); processKind(err) == protocol.KindTimeout {
+			g.lastRes, g.lastErr = scatter.Result{}, err
+			return g.lastRes, g.lastErr
+		}
 	}
 	g.sess.countRequest()
 	res, err := g.inner.Run(c)
@@ -498,11 +503,16 @@ func (g *guarded) Run(c scatter.Call) (scatter.Result, error) {
 		if g.maxProc > 0 && g.procFail >= g.maxProc {
 			g.gaveUp = true
 		}
-		if key, ok := g.sentKey(c); ok && len(g.failed) < maxHistories {
+		if key, ok := g.sentKey(c); ok && len(g.failed) < maxHistories && g.failed[key] == nil {
+			// the first failure of a call stays (a crash replayed is sent
+			// again, and its history would be the restarted process's)
 			if g.failed == nil {
 				g.failed = map[[sha256.Size]byte]error{}
 			}
 			g.failed[key] = err
+			if pe.Kind == protocol.KindTimeout {
+				g.timedOut++
+			}
 		}
 	}
 	return res, err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,8 +14,10 @@ import (
 	"time"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/properties"
 	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/reference"
+	"github.com/scatterconf/scatter/repro"
 )
 
 // Tests that a run tells the truth when there is nothing to judge, and
@@ -320,13 +323,23 @@ func TestStridedCallsUnclaimed(t *testing.T) {
 // timeout each). The property's repro folder holds the process failure's
 // history.jsonl (the requests its process was sent) and its error in
 // scattercheck.json, as a spec case's does (before, neither: the
-// properties report their failures as text).
+// properties report their failures as text), and its request.jsonl is the
+// call that hung, also where that is a relation's second call (with
+// -strided-calls, invariants/strided-vs-contiguous's contiguous copy: the
+// helper hangs only on calls sent without a view).
 func TestPropertyHang(t *testing.T) {
+	t.Run("contiguous", func(t *testing.T) { propertyHang(t, "") })
+	t.Run("strided-calls", func(t *testing.T) { propertyHang(t, "property/invariants/strided-vs-contiguous", "-strided-calls") })
+}
+
+// propertyHang runs TestPropertyHang's check with extra gate flags;
+// mustTimeOut names a case that must fail on a timeout ("" for none).
+func propertyHang(t *testing.T, mustTimeOut string, extra ...string) {
 	dir := t.TempDir()
 	hangs, repros, js := filepath.Join(dir, "hangs"), filepath.Join(dir, "repro"), filepath.Join(dir, "r.json")
 	impl := benchMarkEnv + "=" + shQuote(hangs) + " " + helperImpl(t, "hang-large")
-	code, out, errb := runCmd(t, nil, "-impl", impl, "-ops", "scatter_add", "-suites", "properties", "-checks", "20",
-		"-properties-tier", "short", "-profile", "torch-2", "-seed", "3", "-timeout", "1s", "-repro-dir", repros, "-json", js)
+	code, out, errb := runCmd(t, nil, append([]string{"-impl", impl, "-ops", "scatter_add", "-suites", "properties", "-checks", "20",
+		"-properties-tier", "short", "-profile", "torch-2", "-seed", "3", "-timeout", "1s", "-repro-dir", repros, "-json", js}, extra...)...)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s%s", code, out, errb)
 	}
@@ -334,15 +347,17 @@ func TestPropertyHang(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the helper never hung: %v\n%s", err, out)
 	}
-	if calls := strings.Fields(string(b)); len(calls) != len(slices.Compact(slices.Sorted(slices.Values(calls)))) {
+	calls := strings.Fields(string(b))
+	if len(calls) != len(slices.Compact(slices.Sorted(slices.Values(calls)))) {
 		t.Errorf("a call was sent again after it hung (SHA-256 of each hung call: %q)", calls)
 	}
-	timeouts := 0
+	timeouts, named := 0, mustTimeOut == ""
 	for _, c := range readJSONReport(t, js).Runs[0].Cases {
 		if c.Failure == nil || c.Failure.Kind != protocol.KindTimeout {
 			continue
 		}
 		timeouts++
+		named = named || c.ID == mustTimeOut
 		if c.Failure.Repro == "" {
 			t.Errorf("%s: no repro folder", c.ID)
 			continue
@@ -355,9 +370,24 @@ func TestPropertyHang(t *testing.T) {
 		if !strings.Contains(meta.Error, "timeout") {
 			t.Errorf("%s: scattercheck.json's error is %q, want the timeout", c.ID, meta.Error)
 		}
+		// the repro is the call that hung, whichever of the property's
+		// calls it was
+		req, err := os.ReadFile(filepath.Join(c.Failure.Repro, "request.jsonl"))
+		lines := strings.Split(strings.TrimSpace(string(req)), "\n")
+		if err != nil || len(lines) != 2 {
+			t.Fatalf("%s: request.jsonl: %v\n%s", c.ID, err, req)
+		}
+		_, call, err := protocol.DecodeCall([]byte(lines[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		same, _ := protocol.EncodeOptions{Strides: true}.EncodeCall(0, call)
+		if !slices.Contains(calls, fmt.Sprintf("%x", sha256.Sum256(same))) {
+			t.Errorf("%s: request.jsonl's call is not the one that hung", c.ID)
+		}
 	}
-	if timeouts == 0 {
-		t.Fatalf("no property failed with a timeout\n%s", out)
+	if timeouts == 0 || !named {
+		t.Fatalf("%d properties failed with a timeout, want some, %q among them\n%s", timeouts, mustTimeOut, out)
 	}
 }
 
@@ -396,4 +426,31 @@ func replayRejected(t *testing.T, impl string, lines []byte) string {
 		return "the judge accepts the answer"
 	}
 	return ""
+}
+
+// TestPropertyFailureFindsTheCallThatFailed: a relation's failure prints
+// all its calls; when the one that hung is not the first, the failure's
+// call (its repro) and error (its history.jsonl) are that call's, as the
+// gate kept them, not the first call's.
+func TestPropertyFailureFindsTheCallThatFailed(t *testing.T) {
+	call := func(i int64) scatter.Call {
+		return scatter.Gather{Input: scatter.FromSlice([]float32{1, 2}), Dim: 0, Index: scatter.FromSlice([]int64{i})}
+	}
+	first, hung := call(0), call(1)
+	pe := &protocol.ProcessError{Kind: protocol.KindTimeout, ID: 7, Op: "gather", Detail: "no answer within 1s"}
+	g := &guarded{inner: reference.New(scatter.Torch2)}
+	key, ok := g.sentKey(hung)
+	if !ok {
+		t.Fatal("no key")
+	}
+	g.failed, g.timedOut = map[[sha256.Size]byte]error{key: pe}, 1
+	text := "property p: backend x (torch-2, conformant level): the first call (1) and the second (2) disagree: returned error without a code (" +
+		pe.Error() + ")" + repro.Block("call 1", first, false) + repro.Block("call 2", hung, false)
+	f := propertyFailure(properties.PropertyReport{Name: "p", Failed: true, Failure: text}, scatter.Torch2, scatter.Conformant, 1, g)
+	if f.Kind != protocol.KindTimeout || f.err != error(pe) || repro.Line(f.call) != repro.Line(hung) {
+		t.Errorf("kind %s, error %v, call %s; want the timeout of call 2", f.Kind, f.err, repro.Line(f.call))
+	}
+	if !strings.HasPrefix(f.Summary, "timeout on request 7 (gather)") {
+		t.Errorf("summary %q", f.Summary)
+	}
 }

@@ -241,12 +241,15 @@ func propertyFailure(pr properties.PropertyReport, p scatter.Profile, lvl scatte
 	}
 	switch f.Kind {
 	case protocol.KindTimeout, protocol.KindCrash, protocol.KindGarbage:
-		// its error, as the gate kept it (the requests before it
-		// included, for -repro-dir's history.jsonl)
-		if f.call != nil {
-			if err := g.processErr(f.call); err != nil {
-				f.err = err
+		// the call that failed so (a relation's failure prints all its
+		// calls, the failing one not always first) and its error, as the
+		// gate kept it: the requests before it for -repro-dir's
+		// history.jsonl, and the repro of that call
+		for _, c := range calls {
+			if err := g.processErr(c); processKind(err) == f.Kind {
+				f.call, f.err = c, err
 				f.Summary = summarize(f, nil) // "timeout on request 9 (scatter_add): ..."
+				break
 			}
 		}
 	}
