@@ -153,7 +153,11 @@ func (o *oracle) call(id int64, c scatter.Call, prof scatter.Profile, lvl scatte
 		for i, c := range want {
 			names[i] = c.String()
 		}
-		return splice(protocol.EncodeError(id, err), "profile", prof.String(), "level", lvl.String(), "allowed_errors", names)
+		kv := []any{"profile", prof.String(), "level", lvl.String(), "allowed_errors", names}
+		if note := layoutNote(c, prof); note != "" {
+			kv = append(kv, "layout", note)
+		}
+		return splice(protocol.EncodeError(id, err), kv...)
 	}
 	line, err := protocol.EncodeResult(id, exp.Result())
 	if err != nil {
@@ -163,7 +167,30 @@ func (o *oracle) call(id int64, c scatter.Call, prof scatter.Profile, lvl scatte
 	if allowed {
 		kv = append(kv, "allowed", allowedJSON(exp, lvl, o.allowedMax))
 	}
+	if note := layoutNote(c, prof); note != "" {
+		kv = append(kv, "layout", note)
+	}
 	return splice(line, kv...)
+}
+
+// layoutNote is the answer's "layout" field: where the request's own views
+// lay its index out as PyTorch 2.14's expanded-index path takes one (the
+// calls reference.LayoutFree holds back, of the operations that path
+// serves: PROFILES.md, "Views"), it says that the answer is the call's
+// contiguous copy's, which torch 2.14 may not give; "" elsewhere (torch
+// 2.6 and 1.13 answer such views as their copies).
+func layoutNote(c scatter.Call, prof scatter.Profile) string {
+	switch c.Op() {
+	case scatter.OpScatterAdd, scatter.OpScatterReduce, scatter.OpGather, scatter.OpTorchScatterAdd, scatter.OpTorchScatter:
+	default:
+		return ""
+	}
+	if prof != scatter.Torch2 || reference.LayoutFree(c) {
+		return ""
+	}
+	return "the request's views lay the index out as torch 2.14's expanded-index path takes one: this is the answer of the call on contiguous copies, " +
+		"which torch 2.14 may not give (an int32 index fails, a self wider than the index gets shifted rows, a 16-bit mean rounds otherwise, " +
+		"gather reads every row through index[0]: PROFILES.md, \"Views\")"
 }
 
 // allowedJSON is the "allowed" object of a successful answer, rendered
@@ -387,6 +414,9 @@ func (o *oracle) judge(req *protocol.Request, ext oracleExt, prof scatter.Profil
 			}
 			kv = append(kv, "allowed_errors", names)
 		}
+	}
+	if note := layoutNote(c, prof); note != "" {
+		kv = append(kv, "layout", note)
 	}
 	return splice(out, kv...)
 }

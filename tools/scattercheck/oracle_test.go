@@ -295,3 +295,43 @@ func TestAllowedSetsSizeFirst(t *testing.T) {
 		t.Errorf("within the bound: %d sets, %v", len(a.Out.Elems), err)
 	}
 }
+
+// TestOracleLayoutNote: an answer to a request whose own views lay its
+// index out as torch 2.14's expanded-index path takes one carries
+// "layout", saying that the answer is the contiguous copy's (PROFILES.md,
+// "Views"); the same call sent contiguous, or under torch-2.6, does not,
+// nor does a view that path does not take.
+func TestOracleLayoutNote(t *testing.T) {
+	expanded := scatter.Tensor{Shape: []int{2, 16}, Strides: []int{1, 0}, Data: []int64{0, 1}} // row ids expanded along dim 1
+	call := scatter.ScatterAdd{Self: scatter.Tensor{Shape: []int{2, 16}, Data: make([]float32, 32)}, Dim: 0, Index: expanded,
+		Src: scatter.Tensor{Shape: []int{2, 16}, Data: make([]float32, 32)}}
+	flat := call
+	flat.Index = expanded.Contiguous()
+	transposed := call
+	transposed.Self = scatter.Tensor{Shape: []int{2, 16}, Strides: []int{1, 2}, Data: make([]float32, 32)}
+	transposed.Index = flat.Index
+	views, err := protocol.EncodeOptions{Strides: true}.EncodeCall(1, call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tviews, err := protocol.EncodeOptions{Strides: true}.EncodeCall(4, transposed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, err := protocol.EncodeResult(0, scatter.Result{Out: scatter.Tensor{Shape: []int{2, 16}, Data: make([]float32, 32)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := `{"id":5,"op":"judge","call":` + strings.Replace(string(views), `"id":1,`, "", 1) +
+		`,"answer":` + strings.Replace(string(answer), `"id":0,`, "", 1) + `}`
+	_, raws := oracleSession(t, nil, `{"id":0,"op":"hello","protocol":1}`, string(views), request(t, 2, flat, ""),
+		string(views[:len(views)-1])+`,"profile":"torch-2.6"}`, string(tviews), judged)
+	for i, want := range []bool{false, true, false, false, false, true} {
+		if got := raws[i]["layout"] != nil; got != want {
+			t.Errorf("answer %d: layout %s, want it %v", i, raws[i]["layout"], want)
+		}
+	}
+	if !strings.Contains(string(raws[1]["layout"]), "expanded-index path") {
+		t.Errorf("layout: %s", raws[1]["layout"])
+	}
+}
