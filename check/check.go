@@ -65,6 +65,10 @@ type Subject interface {
 	Subject() (scatter.Call, []scatter.Profile)
 }
 
+// OtherProfilePrefix begins SkipReason's reason for a case whose truth is
+// other profiles' (a recorded fixture of another PyTorch version).
+const OtherProfilePrefix = "the case's truth is that of "
+
 // SkipReason says why s does not apply to t, or returns "" when it does:
 // the backend is unavailable here, the truth belongs to other profiles, or
 // the backend does not claim the operation or one of the dtypes of the
@@ -76,7 +80,7 @@ func (t Target) SkipReason(s Subject) string {
 		return fmt.Sprintf("backend %s is unavailable: %s", info.Name, info.Unavailable)
 	}
 	if profiles != nil && !slices.Contains(profiles, t.Profile) {
-		return fmt.Sprintf("the case's truth is that of %v, not of %v", profiles, t.Profile)
+		return fmt.Sprintf(OtherProfilePrefix+"%v, not of %v", profiles, t.Profile)
 	}
 	op := c.Op()
 	if info.Ops != nil && !slices.Contains(info.Ops, op) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/check"
 	"github.com/scatterconf/scatter/properties"
 	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/reference"
@@ -452,5 +453,18 @@ func TestPropertyFailureFindsTheCallThatFailed(t *testing.T) {
 	}
 	if !strings.HasPrefix(f.Summary, "timeout on request 7 (gather)") {
 		t.Errorf("summary %q", f.Summary)
+	}
+}
+
+// TestTitleCountsOtherProfiles: the headline says how many of the skipped
+// cases are other profiles' (most of a default run's skips, which say
+// nothing about the implementation).
+func TestTitleCountsOtherProfiles(t *testing.T) {
+	r := &runReport{Impl: implInfo{Name: "x", Version: "1"}, Profile: scatter.Torch2, Cases: []*caseResult{
+		{ID: "a", Status: stSkip, Reason: check.OtherProfilePrefix + "[torch-1.13], not of torch-2"},
+		{ID: "b", Status: stSkip, Reason: "backend x does not claim gather"},
+		{ID: "c", Status: stPass}}}
+	if got, want := r.title(), "1 passed, 0 failed, 2 skipped, 1 of them other profiles' cases ("; !strings.Contains(got, want) {
+		t.Errorf("title %q, want it to hold %q", got, want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/check"
 	"github.com/scatterconf/scatter/properties"
 	"github.com/scatterconf/scatter/protocol"
 	"github.com/scatterconf/scatter/repro"
@@ -262,7 +263,25 @@ func (r *runReport) title() string {
 	if c[stXfail]+c[stXpass] > 0 {
 		s += fmt.Sprintf(", %d xfail, %d xpass", c[stXfail], c[stXpass])
 	}
-	return s + fmt.Sprintf(", %d skipped (%.1fs)", c[stSkip], r.Duration.Seconds())
+	s += fmt.Sprintf(", %d skipped", c[stSkip])
+	if n := r.otherProfiles(); n > 0 {
+		// the recorded fixtures of other PyTorch versions: most of the
+		// skips of a default run, which say nothing about the implementation
+		s += fmt.Sprintf(", %d of them other profiles' cases", n)
+	}
+	return s + fmt.Sprintf(" (%.1fs)", r.Duration.Seconds())
+}
+
+// otherProfiles counts the cases skipped because their truth is another
+// profile's (check.Target.SkipReason).
+func (r *runReport) otherProfiles() int {
+	n := 0
+	for _, cr := range r.Cases {
+		if cr.Status == stSkip && strings.HasPrefix(cr.Reason, check.OtherProfilePrefix) {
+			n++
+		}
+	}
+	return n
 }
 
 // print writes the human summary: what was checked, the matrix of
