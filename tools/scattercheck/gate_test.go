@@ -122,7 +122,6 @@ type junitOut struct {
 	XMLName  xml.Name `xml:"testsuites"`
 	Tests    int      `xml:"tests,attr"`
 	Failures int      `xml:"failures,attr"`
-	Skipped  int      `xml:"skipped,attr"`
 	Suites   []struct {
 		Name       string `xml:"name,attr"`
 		Tests      int    `xml:"tests,attr"`
@@ -145,6 +144,29 @@ type junitOut struct {
 			} `xml:"skipped"`
 		} `xml:"testcase"`
 	} `xml:"testsuite"`
+}
+
+// junitRootAttrs are the attributes Jenkins' JUnit schema (junit-10.xsd)
+// declares on <testsuites>.
+var junitRootAttrs = []string{"name", "time", "tests", "failures", "disabled", "errors"}
+
+// rootAttrs returns the names of the attributes of an XML document's root.
+func rootAttrs(t *testing.T, doc []byte) []string {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(doc))
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			t.Fatalf("no root element: %v", err)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			var names []string
+			for _, a := range se.Attr {
+				names = append(names, a.Name.Local)
+			}
+			return names
+		}
+	}
 }
 
 func readJUnit(t *testing.T, path string) junitOut {
@@ -189,6 +211,11 @@ func TestBuiltinRun(t *testing.T) {
 		}
 		levels[run.Implementation.Name+" "+run.Implementation.Version] = run.Level
 		total += len(run.Cases)
+		for _, k := range []string{"pass", "fail", "skip", "unsupported", "xfail", "xpass", "total"} {
+			if _, ok := run.Summary[k]; !ok {
+				t.Errorf("run %s: summary %v lacks %q (the README lists every key)", run.Implementation.Name, run.Summary, k)
+			}
+		}
 		if run.Summary["skip"] == len(run.Cases) {
 			// unavailable here (cuda without a GPU): every case skipped with the reason
 			for _, c := range run.Cases {
@@ -226,6 +253,12 @@ func TestBuiltinRun(t *testing.T) {
 		}
 	}
 	j := readJUnit(t, ju)
+	if b, err := os.ReadFile(ju); err != nil {
+		t.Fatal(err)
+	} else if attrs := rootAttrs(t, b); !slices.ContainsFunc(attrs, func(a string) bool { return a == "tests" }) ||
+		slices.ContainsFunc(attrs, func(a string) bool { return !slices.Contains(junitRootAttrs, a) }) {
+		t.Errorf("JUnit root attributes %v: Jenkins' junit-10.xsd allows only %v", attrs, junitRootAttrs)
+	}
 	if j.Tests != total || j.Failures != 0 || len(j.Suites) != len(r.Runs) {
 		t.Errorf("JUnit: %d tests, %d failures, %d suites; want %d, 0, %d", j.Tests, j.Failures, len(j.Suites), total, len(r.Runs))
 	}
