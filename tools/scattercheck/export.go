@@ -72,6 +72,10 @@ One folder per case: ` + "`<profile>/<op>/<case>/`" + `.
   outcomes are the oracle's under the profile (package reference), checked against
   the recordings, not recordings themselves. The error ` + "`message`" + ` is PyTorch's, as
   the oracle words it.
+- index.json's ` + "`emulated`" + `, where present, says that the case's truth is not a library
+  the suite runs (torch_scatter 1.x, the F# library) but the oracle's emulation of its
+  source. Where torch_scatter 2.x crashes or writes out of bounds (a dim or an index
+  value outside the tensor), the expected error is the suite's rule (PROFILES.md).
 - Scalars in case.json keep their Python kind: ` + "`2`" + ` is an int, ` + "`2.0`" + ` a float, and PyTorch
   converts them by different rules (PROTOCOL.md, "Scalars"): use a JSON reader that
   keeps the difference and int64 precision.
@@ -89,6 +93,21 @@ type exportEntry struct {
 	Bounds   bool     `json:"bounds"` // allowed_lo/hi.npy written
 	Allowed  bool     `json:"allowed"`
 	Problems string   `json:"problems,omitempty"`
+	// Emulated says, for an operation whose truth is not a library the
+	// suite runs, what it is instead (absent for PyTorch's own and
+	// torch_scatter 2.x)
+	Emulated string `json:"emulated,omitempty"`
+}
+
+// emulatedTruth is exportEntry.Emulated for op.
+func emulatedTruth(op scatter.Op) string {
+	switch op {
+	case scatter.OpTorchScatterAdd:
+		return "torch_scatter 1.x scatter_add, emulated by the oracle from its source (SEMANTICS.md §8.3): no 1.x is run"
+	case scatter.OpTensorScatter, scatter.OpTensorGather:
+		return "the F# Tensor library, emulated by the oracle from its source (SEMANTICS.md §9): no F# is run"
+	}
+	return ""
 }
 
 func runExport(args []string, stdout, stderr io.Writer) int {
@@ -235,7 +254,7 @@ func exportFolder(f string) bool {
 // exportCase writes one case's folder.
 func exportCase(dir string, p scatter.Profile, lvl scatter.Level, name string, c spec.Case) (exportEntry, error) {
 	e := exportEntry{ID: c.Name, Op: string(c.Call.Op()), Profile: p.String(), Folder: p.String() + "/" + name,
-		Source: c.Source, Labels: c.Labels}
+		Source: c.Source, Labels: c.Labels, Emulated: emulatedTruth(c.Call.Op())}
 	for _, t := range c.Call.Tensors() {
 		if s := t.DType().String(); !slices.Contains(e.DTypes, s) {
 			e.DTypes = append(e.DTypes, s)

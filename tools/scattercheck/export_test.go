@@ -45,6 +45,9 @@ func TestExport(t *testing.T) {
 		if e.Op != "scatter_reduce" && e.Op != "torch_scatter.scatter" {
 			t.Errorf("%s: -ops let %s through", e.ID, e.Op)
 		}
+		if e.Emulated != "" {
+			t.Errorf("%s: %s marked emulated: %s", e.ID, e.Op, e.Emulated)
+		}
 		fx, err := casefile.Decode(fsys, e.Folder)
 		if err != nil {
 			t.Errorf("%s: %v", e.ID, err)
@@ -93,6 +96,11 @@ func TestExport(t *testing.T) {
 	}
 	if bounded == 0 || errs == 0 {
 		t.Errorf("%d cases with bounds, %d expected errors", bounded, errs)
+	}
+	for _, op := range []scatter.Op{scatter.OpTorchScatterAdd, scatter.OpTensorScatter, scatter.OpTensorGather} {
+		if emulatedTruth(op) == "" {
+			t.Errorf("%s is not marked emulated", op)
+		}
 	}
 	if placeholders > 0 {
 		t.Errorf("%d of %d expected errors carry no PyTorch message", placeholders, errs)
