@@ -524,11 +524,7 @@ func (g *guarded) Run(c scatter.Call) (scatter.Result, error) {
 // maxKeyedElements elements (a workload's, whose line is hundreds of MB),
 // has none.
 func (g *guarded) sentKey(c scatter.Call) ([sha256.Size]byte, bool) {
-	n := 0
-	for _, t := range c.Tensors() {
-		n += t.NumEl()
-	}
-	if n > maxKeyedElements {
+	if callElements(c) > maxKeyedElements {
 		return [sha256.Size]byte{}, false
 	}
 	views := false
@@ -540,6 +536,15 @@ func (g *guarded) sentKey(c scatter.Call) ([sha256.Size]byte, bool) {
 		return [sha256.Size]byte{}, false
 	}
 	return sha256.Sum256(line), true
+}
+
+// callElements is the number of elements of c's tensors, together.
+func callElements(c scatter.Call) int {
+	n := 0
+	for _, t := range c.Tensors() {
+		n += t.NumEl()
+	}
+	return n
 }
 
 // maxKeyedElements bounds the calls sentKey encodes once more (only after

@@ -118,11 +118,7 @@ func (f *failure) unclassified() string {
 // output past maxLikelyElements), "" when it compared.
 func likelyFor(c scatter.Call, prof scatter.Profile, lvl scatter.Level, res scatter.Result, err error, maxOut, maxIn int) (l *likelyBug, uncompared string) {
 	if maxIn > 0 {
-		n := 0
-		for _, t := range c.Tensors() {
-			n += t.NumEl()
-		}
-		if n > maxIn {
+		if n := callElements(c); n > maxIn {
 			return nil, fmt.Sprintf("its tensors have %d elements, past the %d that classification runs every mutant on", n, maxIn)
 		}
 	}

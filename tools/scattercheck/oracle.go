@@ -153,10 +153,7 @@ func (o *oracle) call(id int64, c scatter.Call, prof scatter.Profile, lvl scatte
 		for i, c := range want {
 			names[i] = c.String()
 		}
-		kv := []any{"profile", prof.String(), "level", lvl.String(), "allowed_errors", names}
-		if note := layoutNote(c, prof); note != "" {
-			kv = append(kv, "layout", note)
-		}
+		kv := withLayout([]any{"profile", prof.String(), "level", lvl.String(), "allowed_errors", names}, c, prof)
 		return splice(protocol.EncodeError(id, err), kv...)
 	}
 	line, err := protocol.EncodeResult(id, exp.Result())
@@ -167,10 +164,17 @@ func (o *oracle) call(id int64, c scatter.Call, prof scatter.Profile, lvl scatte
 	if allowed {
 		kv = append(kv, "allowed", allowedJSON(exp, lvl, o.allowedMax))
 	}
-	if note := layoutNote(c, prof); note != "" {
-		kv = append(kv, "layout", note)
-	}
+	kv = withLayout(kv, c, prof)
 	return splice(line, kv...)
+}
+
+// withLayout adds the answer's "layout" field (layoutNote) to kv where c
+// has one.
+func withLayout(kv []any, c scatter.Call, prof scatter.Profile) []any {
+	if note := layoutNote(c, prof); note != "" {
+		return append(kv, "layout", note)
+	}
+	return kv
 }
 
 // layoutNote is the answer's "layout" field: where the request's own views
@@ -415,8 +419,6 @@ func (o *oracle) judge(req *protocol.Request, ext oracleExt, prof scatter.Profil
 			kv = append(kv, "allowed_errors", names)
 		}
 	}
-	if note := layoutNote(c, prof); note != "" {
-		kv = append(kv, "layout", note)
-	}
+	kv = withLayout(kv, c, prof)
 	return splice(out, kv...)
 }
