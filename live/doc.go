@@ -3,6 +3,8 @@
 // generator, answered by the PyTorch adapter through the protocol and
 // judged by the reference at the strict level. rapid shrinks a
 // disagreement to a minimal call, printed as a protocol line and a
-// PyTorch snippet. It skips, saying why, where no Python here imports
-// torch.
+// PyTorch snippet. layout_test.go checks reference.LayoutFree the same
+// way: calls whose index is laid out as PyTorch 2's expanded-index path
+// takes one, sent as views and as their copies. It skips, saying why,
+// where no Python here imports torch.
 package live

@@ -48,8 +48,14 @@ type target struct {
 	skip string   // why it is not available
 	err  error
 
+	plain, views lazyClient // the adapter sending calls contiguous, and as views
+}
+
+// lazyClient is a PyTorch adapter started on first use.
+type lazyClient struct {
 	once   sync.Once
 	client *protocol.Client
+	err    error
 }
 
 // suites are the torchenv suites, the newest first.
@@ -101,8 +107,10 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 func TestMain(m *testing.M) {
 	code := m.Run()
 	for _, t := range targets() {
-		if t.client != nil {
-			t.client.Close()
+		for _, lc := range []*lazyClient{&t.plain, &t.views} {
+			if lc.client != nil {
+				lc.client.Close()
+			}
 		}
 	}
 	os.Exit(code)
@@ -110,8 +118,20 @@ func TestMain(m *testing.M) {
 
 // start returns the PyTorch adapter of target tg under protocol.Client,
 // started on first use, or skips the test with the reason tg is not
-// available.
+// available. Its calls go contiguous (as the gate sends them).
 func (tg *target) start(t *testing.T) *protocol.Client {
+	t.Helper()
+	return tg.startClient(t, &tg.plain, nil)
+}
+
+// startViews is start for a second adapter that gets every call's views
+// as views (the strides extension, which the adapter claims).
+func (tg *target) startViews(t *testing.T) *protocol.Client {
+	t.Helper()
+	return tg.startClient(t, &tg.views, func(scatter.Call) bool { return true })
+}
+
+func (tg *target) startClient(t *testing.T, lc *lazyClient, views func(scatter.Call) bool) *protocol.Client {
 	t.Helper()
 	if tg.skip != "" {
 		if slices.Contains(strings.Split(os.Getenv("SCATTER_LIVE_REQUIRE"), ","), tg.name) {
@@ -119,22 +139,22 @@ func (tg *target) start(t *testing.T) *protocol.Client {
 		}
 		t.Skip("skipping the live differential test against " + tg.name + ": " + tg.skip)
 	}
-	tg.once.Do(func() {
+	lc.once.Do(func() {
 		script, err := filepath.Abs(filepath.Join("..", "tools", "adapters", "torch_adapter.py"))
 		if err != nil {
-			tg.err = err
+			lc.err = err
 			return
 		}
 		var cmd []string
 		for _, a := range append(slices.Clone(tg.py), script) {
 			cmd = append(cmd, shellQuote(a))
 		}
-		tg.client, tg.err = protocol.NewClient(strings.Join(cmd, " "), protocol.ClientOptions{Timeout: time.Minute})
+		lc.client, lc.err = protocol.NewClient(strings.Join(cmd, " "), protocol.ClientOptions{Timeout: time.Minute, CallViews: views})
 	})
-	if tg.err != nil {
-		t.Fatalf("starting the PyTorch adapter (%s): %v", tg.name, tg.err)
+	if lc.err != nil {
+		t.Fatalf("starting the PyTorch adapter (%s): %v", tg.name, lc.err)
 	}
-	return tg.client
+	return lc.client
 }
 
 // budget returns the number of checks for all operations together.
@@ -150,7 +170,20 @@ func budget(t *testing.T) int {
 	return n
 }
 
-// rapidChecksSet reports whether the user chose rapid's count themselves.
+// setRapidChecks sets rapid's count of checks for the test that follows.
+func setRapidChecks(t *testing.T, n int) {
+	t.Helper()
+	if err := flag.Set("rapid.checks", strconv.Itoa(n)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// userChecks reports whether the user chose rapid's count themselves,
+// asked before the tests set it (setRapidChecks).
+var userChecks = sync.OnceValue(rapidChecksSet)
+
+// rapidChecksSet reports whether rapid's count was set on the command
+// line, by RAPID_CHECKS or by flag.Set.
 func rapidChecksSet() bool {
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "rapid.checks" })
@@ -182,16 +215,13 @@ func liveDifferential(t *testing.T, tg *target) {
 	if !verified {
 		t.Logf("torch %s is not a version the profiles were verified against; judged under %v, the nearest", info.Version, prof)
 	}
-	ownCount := !rapidChecksSet()
+	ownCount := !userChecks()
 	var known sync.Map // crash name -> count
 	restarts := c.Restarts()
 	for _, op := range scatter.Ops {
 		t.Run(string(op), func(t *testing.T) {
 			if ownCount {
-				n := max(total*opWeight[op]/sum, 1)
-				if err := flag.Set("rapid.checks", strconv.Itoa(n)); err != nil {
-					t.Fatal(err)
-				}
+				setRapidChecks(t, max(total*opWeight[op]/sum, 1))
 			}
 			combos := callgen.Combos(op)
 			rapid.Check(t, func(rt *rapid.T) {
@@ -235,8 +265,14 @@ func liveDifferential(t *testing.T, tg *target) {
 // Report shows a call as a protocol line and a PyTorch snippet, with
 // PyTorch's outcome.
 func Report(call scatter.Call, res scatter.Result, err error) string {
+	return reportAs(false, call, res, err)
+}
+
+// reportAs is Report with the protocol line's views written as views
+// when views is set (the line a client that sends views sent).
+func reportAs(views bool, call scatter.Call, res scatter.Result, err error) string {
 	var b strings.Builder
-	line, lerr := protocol.EncodeCall(1, call)
+	line, lerr := protocol.EncodeOptions{Strides: views}.EncodeCall(1, call)
 	if lerr != nil {
 		fmt.Fprintf(&b, "protocol line: cannot encode: %v\n", lerr)
 	} else {

@@ -178,11 +178,12 @@ func withLayout(kv []any, c scatter.Call, prof scatter.Profile) []any {
 }
 
 // layoutNote is the answer's "layout" field: where the request's own views
-// lay its index out as PyTorch 2.14's expanded-index path takes one (the
-// calls reference.LayoutFree holds back, of the operations that path
-// serves: PROFILES.md, "Views"), it says that the answer is the call's
-// contiguous copy's, which torch 2.14 may not give; "" elsewhere (torch
-// 2.6 and 1.13 answer such views as their copies).
+// lay its index out as PyTorch 2.14's expanded-index path takes one and
+// the path answers otherwise than the copy (the calls reference.LayoutFree
+// holds back, of the operations that path serves: PROFILES.md, "Views"),
+// it says that the answer is the call's contiguous copy's, which torch
+// 2.14 may not give; "" elsewhere (torch 2.6 and 1.13 answer such views as
+// their copies).
 func layoutNote(c scatter.Call, prof scatter.Profile) string {
 	switch c.Op() {
 	case scatter.OpScatterAdd, scatter.OpScatterReduce, scatter.OpGather, scatter.OpTorchScatterAdd, scatter.OpTorchScatter:

@@ -302,7 +302,9 @@ func TestAllowedSetsSizeFirst(t *testing.T) {
 // "Views"); the same call sent contiguous, or under torch-2.6, does not,
 // nor does a view that path does not take.
 func TestOracleLayoutNote(t *testing.T) {
-	expanded := scatter.Tensor{Shape: []int{2, 16}, Strides: []int{1, 0}, Data: []int64{0, 1}} // row ids expanded along dim 1
+	// int32 row ids expanded along dim 1: an error on torch 2.14's
+	// expanded-index path, a sum on the contiguous copy
+	expanded := scatter.Tensor{Shape: []int{2, 16}, Strides: []int{1, 0}, Data: []int32{0, 1}}
 	call := scatter.ScatterAdd{Self: scatter.Tensor{Shape: []int{2, 16}, Data: make([]float32, 32)}, Dim: 0, Index: expanded,
 		Src: scatter.Tensor{Shape: []int{2, 16}, Data: make([]float32, 32)}}
 	flat := call
