@@ -23,6 +23,22 @@ import (
 // The gate: the whole suite on one implementation (an outside process
 // speaking the protocol, or the built-in backends), with a report.
 
+// shownWarnings are the warnings the gate prints: in one shard of a run
+// (-shard), the xfail entries that match no case (unmatched) are one
+// line, since most of them match in other shards; the -json report keeps
+// each, for merge, which warns of those that match in none.
+func shownWarnings(sh shard, warnings, unmatched []string) []string {
+	if sh.count == 0 || len(unmatched) == 0 {
+		return warnings
+	}
+	shown := slices.DeleteFunc(slices.Clone(warnings), func(w string) bool { return slices.Contains(unmatched, w) })
+	return append(shown, fmt.Sprintf("%d xfail entries match no case of shard %v; their cases may be in the other shards "+
+		"(scattercheck merge warns of those that match in none)", len(unmatched), sh))
+}
+
+// notStarted is the name of an implementation that did not start.
+const notStarted = "(did not start)"
+
 // gateConfig is the gate's command line.
 type gateConfig struct {
 	impl             string
@@ -42,6 +58,7 @@ type gateConfig struct {
 	stridedCalls     bool // -strided-calls: views as views to an implementation claiming strides
 	strictXfail      bool
 	xfailPath        string
+	xfailDigest      string // the -xfail file's SHA-256 (hex), set when it is loaded
 	junitPath        string
 	jsonPath         string
 	reproDir         string
@@ -270,6 +287,7 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "scattercheck:", err)
 			return 2
 		}
+		cfg.xfailDigest = xf.digest
 	}
 
 	levelGiven := false
@@ -314,7 +332,8 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	for _, r := range runs {
 		warnings = append(warnings, r.applyXfail(xf)...)
 	}
-	warnings = append(warnings, xf.unmatched()...)
+	unmatched := xf.unmatched()
+	warnings = append(warnings, unmatched...)
 	warnings = append(warnings, unpinnedExcuses(xf, runs)...)
 	var nothing []string
 	if cut == "" {
@@ -333,7 +352,7 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	for _, n := range notes {
 		fmt.Fprintln(stdout, "note:", n)
 	}
-	for _, w := range warnings {
+	for _, w := range shownWarnings(cfg.shard, warnings, unmatched) {
 		fmt.Fprintln(stdout, "warning:", w)
 	}
 	ok := cut == ""
@@ -394,7 +413,7 @@ func runImpl(cfg *gateConfig) []*runReport {
 	if err != nil {
 		var runs []*runReport
 		for _, p := range cfg.profiles {
-			r := newRunReport(cfg, p, implInfo{Command: cfg.impl, Name: "(did not start)"})
+			r := newRunReport(cfg, p, implInfo{Command: cfg.impl, Name: notStarted})
 			cfg.sess.addRun(r, false)
 			cr := &caseResult{ID: "gate/start", Source: "gate", Status: stFail, Origin: "PROTOCOL.md, Handshake",
 				Failure: &failure{Kind: protocol.KindStart, Summary: firstLine(err.Error()), Report: err.Error()}}

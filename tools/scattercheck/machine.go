@@ -45,6 +45,12 @@ type jsonRun struct {
 	Features       map[string]cntJS `json:"features"`
 	Shard          string           `json:"shard,omitempty"`     // "i/n": one shard of n (-shard)
 	Selection      string           `json:"selection,omitempty"` // -ops, -labels, -properties-tier, -workload-div
+	// Settings: the other flags that change verdicts, where not their
+	// defaults (-allow-unsupported, -strided-calls, -xfail by its
+	// SHA-256, -timeout, -max-process-failures); StrictXfail:
+	// -strict-xfail. Merge compares them between shards.
+	Settings    string `json:"settings,omitempty"`
+	StrictXfail bool   `json:"strict_xfail,omitempty"`
 }
 
 type cntJS map[status]int
@@ -106,6 +112,7 @@ func buildJSON(runs []*runReport, warnings []string, ok bool) jsonReport {
 		r.fillDetails()
 		jr := jsonRun{Implementation: r.Impl, Profile: r.Profile.String(), Level: r.Level.String(), Suites: r.Suites,
 			Seed: r.Seed, Checks: r.Checks, Seconds: r.Duration.Seconds(), Restarts: r.Restarts, Notes: r.Notes, Shard: r.Shard, Selection: r.Selection,
+			Settings: r.Settings, StrictXfail: r.StrictXfail,
 			Summary: map[string]int{}, StderrTail: r.StderrTail, Features: map[string]cntJS{}, Matrix: []jsonCell{}}
 		if jr.Implementation.Ops == nil {
 			jr.Implementation.Ops = []string{} // one that did not start said none

@@ -73,7 +73,7 @@ func usage(fs *flag.FlagSet, w io.Writer) {
   scattercheck bench [flags]            time the workloads W1-W7 on built-in backends and on
                                         -impl CMD (the protocol's bench request), side by side
                                         (scattercheck bench -h for its flags)
-  scattercheck merge [-junit FILE] OUT.json IN.json...
+  scattercheck merge [-junit FILE] [-strict-xfail] OUT.json IN.json...
                                         join the -json reports of shards (-shard i/n) into one
   scattercheck dashboard [-frameworks a,b]
                                         the gate on every installed framework: docs/conformance's

@@ -52,7 +52,11 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	var ins []jsonReport
+	if err := refuseOverwrite(files[0], files[1:]); err != nil {
+		fmt.Fprintln(stderr, "scattercheck merge:", err)
+		return 2
+	}
+	var ins []mergeInput
 	for _, path := range files[1:] {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -73,7 +77,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "scattercheck merge: %s: %v\n", path, err)
 			return 2
 		}
-		ins = append(ins, rep)
+		ins = append(ins, mergeInput{name: path, rep: rep})
 	}
 	out, runs, err := mergeReports(ins, *strictXfail)
 	if err != nil {
@@ -84,14 +88,19 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scattercheck merge:", err)
 		return 2
 	}
+	strict := *strictXfail
+	for _, r := range runs {
+		strict = strict || r.StrictXfail
+	}
 	if *junit != "" {
-		if err := writeJUnit(*junit, runs, *strictXfail); err != nil {
+		if err := writeJUnit(*junit, runs, strict); err != nil {
 			fmt.Fprintln(stderr, "scattercheck merge:", err)
 			return 2
 		}
 	}
 	for _, r := range runs {
 		fmt.Fprintln(stdout, r.title())
+		r.printFailures(stdout, false)
 	}
 	for _, w := range out.Warnings {
 		fmt.Fprintln(stdout, "warning:", w)
@@ -106,6 +115,36 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "PASS: conforms")
 	return 0
+}
+
+// refuseOverwrite refuses an OUT that is one of the inputs, or that holds
+// a shard's report (the merged report's name forgotten: the first shard
+// would be overwritten by the merge of the others).
+func refuseOverwrite(out string, ins []string) error {
+	oi, err := os.Stat(out)
+	if err != nil {
+		return nil // a new file
+	}
+	for _, in := range ins {
+		if ii, err := os.Stat(in); err == nil && os.SameFile(oi, ii) {
+			return fmt.Errorf("%s is both the merged report and an input: the merged report's file comes first (OUT.json IN.json...)", out)
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return nil
+	}
+	var rep jsonReport
+	if json.Unmarshal(b, &rep) != nil || rep.Tool != "scattercheck" {
+		return nil
+	}
+	for _, jr := range rep.Runs {
+		if jr.Shard != "" {
+			return fmt.Errorf("%s holds the report of shard %s: the merged report's file comes first (scattercheck merge OUT.json IN.json...); it is not overwritten",
+				out, jr.Shard)
+		}
+	}
+	return nil
 }
 
 // checkCases refuses a report whose cases the gate cannot have written: a
@@ -129,32 +168,42 @@ func checkCases(rep jsonReport) error {
 	return nil
 }
 
+// mergeInput is one report to merge and the file it came from.
+type mergeInput struct {
+	name string
+	rep  jsonReport
+}
+
 // mergedRun gathers the inputs of one merged run.
 type mergedRun struct {
 	r           *runReport
 	shards      []string
 	ids         map[string]bool
-	hadNothing  bool // an input run had its gate/nothing-passed case
-	seedChecks  map[string]bool
+	hadNothing  bool     // an input run had its gate/nothing-passed case
+	notStarted  []string // the inputs whose implementation did not start
 	stderrParts []string
+	// settings maps each input's settings (seed, -checks and
+	// runReport.Settings) to the inputs that ran with them
+	settings map[string][]string
 	// choices are the shards' choices of cases (suites, selection): one
 	// when they chose alike
 	choices map[string]bool
 }
 
 // mergeReports joins reports; it returns the merged report and its runs.
-func mergeReports(ins []jsonReport, strictXfail bool) (jsonReport, []*runReport, error) {
+func mergeReports(inputs []mergeInput, strictXfail bool) (jsonReport, []*runReport, error) {
 	var order []string
 	byKey := map[string]*mergedRun{}
 	warnCount := map[string]int{}
 	var warnOrder []string
 	complete := true
 	var incomplete []string
-	for _, in := range ins {
+	for _, input := range inputs {
+		in := input.rep
 		if !in.Complete {
 			complete = false
-			if in.Incomplete != "" && !slices.Contains(incomplete, in.Incomplete) {
-				incomplete = append(incomplete, in.Incomplete)
+			if in.Incomplete != "" {
+				incomplete = append(incomplete, inputLabel(input)+": "+in.Incomplete)
 			}
 		}
 		for _, w := range in.Warnings {
@@ -177,11 +226,24 @@ func mergeReports(ins []jsonReport, strictXfail bool) (jsonReport, []*runReport,
 					return jsonReport{}, nil, fmt.Errorf("run of %s: level %q: %v", jr.Implementation.Name, jr.Level, err)
 				}
 				m = &mergedRun{r: &runReport{Impl: jr.Implementation, Profile: p, Level: lvl, Seed: jr.Seed, Checks: jr.Checks,
-					Suites: slices.Clone(jr.Suites)}, ids: map[string]bool{}, seedChecks: map[string]bool{}, choices: map[string]bool{}}
+					Suites: slices.Clone(jr.Suites), Settings: jr.Settings}, ids: map[string]bool{}, settings: map[string][]string{},
+					choices: map[string]bool{}}
 				byKey[key] = m
 				order = append(order, key)
 			}
-			m.seedChecks[fmt.Sprintf("seed %d, checks %d", jr.Seed, jr.Checks)] = true
+			label := input.name
+			if jr.Shard != "" {
+				label += " (shard " + jr.Shard + ")"
+			}
+			set := fmt.Sprintf("seed %d, checks %d", jr.Seed, jr.Checks)
+			if jr.Settings != "" {
+				set += ", " + jr.Settings
+			}
+			m.settings[set] = append(m.settings[set], label)
+			m.r.StrictXfail = m.r.StrictXfail || jr.StrictXfail
+			if jr.Implementation.Name == notStarted {
+				m.notStarted = append(m.notStarted, label)
+			}
 			for _, s := range jr.Suites {
 				if !slices.Contains(m.r.Suites, s) {
 					m.r.Suites = append(m.r.Suites, s)
@@ -226,34 +288,57 @@ func mergeReports(ins []jsonReport, strictXfail bool) (jsonReport, []*runReport,
 	var warnings []string
 	for _, w := range warnOrder {
 		// an xfail entry unmatched in one shard may match in another
-		if strings.HasSuffix(w, " matches no case") && warnCount[w] < len(ins) {
+		if strings.HasSuffix(w, " matches no case") && warnCount[w] < len(inputs) {
 			continue
 		}
 		warnings = append(warnings, w)
 	}
 	rank := canonicalCaseOrder()
+	labels := runLabels(order, byKey)
 	var runs []*runReport
 	unavailable := map[*runReport]bool{}
 	for _, key := range order {
 		m := byKey[key]
 		r := m.r
-		if len(m.seedChecks) > 1 {
-			warnings = append(warnings, fmt.Sprintf("%s (%v): the inputs ran with different settings (%s); they are merged all the same",
-				r.Impl.Name, r.Profile, strings.Join(slices.Sorted(maps.Keys(m.seedChecks)), "; ")))
+		name := labels[key]
+		differ := ""
+		if len(m.settings) > 1 {
+			var sets []string
+			for _, set := range slices.Sorted(maps.Keys(m.settings)) {
+				sets = append(sets, strings.Join(m.settings[set], ", ")+": "+set)
+			}
+			differ = "the inputs ran with different settings (" + strings.Join(sets, "; ") + ")"
+			if len(m.shards) == 0 {
+				warnings = append(warnings, fmt.Sprintf("%s: %s; they are merged all the same", name, differ))
+			}
+		}
+		if r.StrictXfail && !strictXfail {
+			r.Notes = append(r.Notes, "-strict-xfail: an input ran with it, so an XPASS fails the merged run too")
 		}
 		if len(m.shards) > 0 {
 			r.Notes = append(r.Notes, "merged from shards "+strings.Join(m.shards, ", "))
 			// shards that do not make up one whole run leave cases out
 			// that no report shows: the merged run is incomplete
 			var gaps []string
-			if missing := missingShards(m.shards); missing != "" {
+			if len(m.notStarted) > 0 {
+				gaps = append(gaps, "the implementation did not start in "+strings.Join(m.notStarted, ", "))
+			} else if missing := missingShards(m.shards); missing != "" {
+				if len(labels) > 1 {
+					missing += " (the inputs hold runs of more than one implementation, version, command, profile or level, merged apart)"
+				}
 				gaps = append(gaps, missing)
 			}
 			if len(m.choices) > 1 {
-				gaps = append(gaps, "the shards chose different cases ("+strings.Join(slices.Sorted(maps.Keys(m.choices)), "; ")+")")
+				gaps = append(gaps, "the shards chose different cases ("+strings.Join(slices.Sorted(maps.Keys(m.choices)), "; ")+
+					"), or were run by different versions of scattercheck")
+			}
+			if differ != "" {
+				// different seeds, -checks, xfail files or send flags:
+				// not the cases and rules of one run
+				gaps = append(gaps, differ)
 			}
 			if len(gaps) > 0 {
-				why := fmt.Sprintf("%s (%v): %s", r.Impl.Name, r.Profile, strings.Join(gaps, "; "))
+				why := fmt.Sprintf("%s: %s", name, strings.Join(gaps, "; "))
 				complete = false
 				incomplete = append(incomplete, why)
 				r.Cases = append(r.Cases, incompleteCase("the merged run is incomplete: "+why+"; the cases of the shards not merged are not in this report"))
@@ -284,12 +369,47 @@ func mergeReports(ins []jsonReport, strictXfail bool) (jsonReport, []*runReport,
 	}
 	ok := complete
 	for _, r := range runs {
-		ok = ok && r.conforms(strictXfail)
+		r.StrictXfail = r.StrictXfail || strictXfail
+		ok = ok && r.conforms(r.StrictXfail)
 	}
 	out := buildJSON(runs, warnings, ok)
 	out.Complete = complete
 	out.Incomplete = strings.Join(incomplete, "; ")
 	return out, runs, nil
+}
+
+// inputLabel names an input in a message: its file, and its shards.
+func inputLabel(in mergeInput) string {
+	var shards []string
+	for _, jr := range in.rep.Runs {
+		if jr.Shard != "" && !slices.Contains(shards, jr.Shard) {
+			shards = append(shards, jr.Shard)
+		}
+	}
+	if len(shards) == 0 {
+		return in.name
+	}
+	return in.name + " (shard " + strings.Join(shards, ", ") + ")"
+}
+
+// runLabels names each merged run in messages: "NAME (PROFILE)", or,
+// where runs of one name were merged apart, everything that tells them
+// apart (version, profile, level, command).
+func runLabels(order []string, byKey map[string]*mergedRun) map[string]string {
+	perName := map[string]int{}
+	for _, key := range order {
+		perName[byKey[key].r.Impl.Name]++
+	}
+	labels := map[string]string{}
+	for _, key := range order {
+		r := byKey[key].r
+		if perName[r.Impl.Name] == 1 {
+			labels[key] = fmt.Sprintf("%s (%v)", r.Impl.Name, r.Profile)
+			continue
+		}
+		labels[key] = fmt.Sprintf("%s %s (%v, %v level, -impl %s)", r.Impl.Name, r.Impl.Version, r.Profile, r.Level, shQuote(r.Impl.Command))
+	}
+	return labels
 }
 
 // caseFromJSON is a case of a -json report as the gate holds it.

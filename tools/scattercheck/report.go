@@ -60,6 +60,12 @@ type runReport struct {
 	// (-ops, -labels, -properties-tier, -workload-div), "" when none did: merge checks
 	// that the shards of one run chose alike.
 	Selection string
+	// Settings names the other flags that change verdicts
+	// (gateConfig.settings), StrictXfail -strict-xfail: merge checks that
+	// the shards of one run ran alike, and fails an XPASS where any ran
+	// with -strict-xfail.
+	Settings    string
+	StrictXfail bool
 
 	// views reports whether a call reached the implementation with its
 	// views as views (protocol.Client.SendsViews; nil for a built-in
@@ -75,7 +81,7 @@ func (r *runReport) requestLine(call scatter.Call) string {
 
 func newRunReport(cfg *gateConfig, p scatter.Profile, ii implInfo) *runReport {
 	r := &runReport{Impl: ii, Profile: p, Level: cfg.level, Seed: cfg.seed, Checks: cfg.checks, Shard: cfg.shard.String(),
-		Selection: cfg.selection()}
+		Selection: cfg.selection(), Settings: cfg.settings(), StrictXfail: cfg.strictXfail}
 	for _, s := range allSuites {
 		if cfg.suites[s] {
 			r.Suites = append(r.Suites, s)
@@ -107,6 +113,31 @@ func (cfg *gateConfig) selection() string {
 	}
 	if cfg.suites[suiteProperties] && cfg.propTier != properties.TierDefault {
 		parts = append(parts, "-properties-tier "+cfg.propTier.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// settings names the flags besides -seed, -checks, -strict-xfail and
+// those that choose the cases that change verdicts, each only where it is
+// not its default, as "-allow-unsupported -strided-calls -xfail
+// sha256:HEX -timeout 1m0s -max-process-failures 3" ("" for none). The
+// -xfail file goes by its contents, whatever its path.
+func (cfg *gateConfig) settings() string {
+	var parts []string
+	if cfg.allowUnsupported {
+		parts = append(parts, "-allow-unsupported")
+	}
+	if cfg.stridedCalls {
+		parts = append(parts, "-strided-calls")
+	}
+	if cfg.xfailPath != "" {
+		parts = append(parts, "-xfail sha256:"+cfg.xfailDigest)
+	}
+	if cfg.timeout != defaultTimeout {
+		parts = append(parts, "-timeout "+cfg.timeout.String())
+	}
+	if cfg.maxProcFailures != defaultMaxProcFailures {
+		parts = append(parts, fmt.Sprintf("-max-process-failures %d", cfg.maxProcFailures))
 	}
 	return strings.Join(parts, " ")
 }
@@ -537,7 +568,8 @@ func drawsHint(cr *caseResult) string {
 		return ""
 	}
 	if len(cr.XfailLike) == 0 {
-		return "; its draws change with -seed and -checks: pin the entry (like=) and add sometimes if the bug shows only in some"
+		return "; its draws change with -seed and -checks: pin the entry (like=, from the failure's looks like: line) and add sometimes if the bug shows only in some " +
+			"(a bug that looks like no mutant cannot be pinned: keep the -seed and -checks the entry was written for)"
 	}
 	return "; its draws change with -seed and -checks: add sometimes to the entry if the bug shows only in some"
 }
@@ -587,7 +619,7 @@ func (cr *caseResult) details() string {
 		fmt.Fprintf(&b, "truth: %s\n", cr.Origin)
 	}
 	if cr.Source == suiteRandom {
-		fmt.Fprintf(&b, "random: seed %d, %d calls before this failure", f.Seed, cr.Checks)
+		fmt.Fprintf(&b, "random: the case's own seed %d (drawn from the run's -seed, which reruns it), %d calls before this failure", f.Seed, cr.Checks)
 		if f.Shrunk {
 			b.WriteString(", shrunk to a minimal call")
 		}

@@ -20,6 +20,10 @@ import (
 	"github.com/scatterconf/scatter/workload"
 )
 
+// partialReason is why a report written while the run goes is incomplete:
+// one left behind says that its gate was killed (merge reads it so).
+const partialReason = "the run had not finished when this report was written (its gate was killed, or is still running)"
+
 // A session is one gate command as it goes: the runs and the cases judged
 // so far, which the reports written while the run goes (and when it is
 // cut short by SIGINT, SIGTERM or -deadline) are made of; the progress
@@ -166,7 +170,7 @@ func (s *session) watch() func() {
 					lastLine = now
 				}
 				if now.Sub(lastWrite) >= s.partialEvery() {
-					s.writePartial("the run is still going")
+					s.writePartial(partialReason)
 					lastWrite = now
 				}
 			}

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"regexp"
@@ -57,15 +60,21 @@ type xfailEntry struct {
 type xfailList struct {
 	path    string
 	entries []*xfailEntry
+	digest  string // the file's SHA-256 (hex), from loadXfail
 }
 
 func loadXfail(path string) (*xfailList, error) {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("-xfail: %w", err)
 	}
-	defer f.Close()
-	return parseXfail(path, f)
+	l, err := parseXfail(path, bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	l.digest = hex.EncodeToString(sum[:])
+	return l, nil
 }
 
 func parseXfail(path string, f interface{ Read([]byte) (int, error) }) (*xfailList, error) {

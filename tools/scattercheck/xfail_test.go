@@ -181,7 +181,7 @@ func TestMergeRechecksPins(t *testing.T) {
 			xf("spec/unpinned", nil, nil),
 		}}
 	in := buildJSON([]*runReport{run}, nil, true)
-	out, runs, err := mergeReports([]jsonReport{in}, false)
+	out, runs, err := mergeReports([]mergeInput{{name: "in.json", rep: in}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
