@@ -124,7 +124,9 @@ package reference
 // accepts these outcomes exactly then (conservatively: it does not check
 // that such an order exists). A finite outcome had no overflow, so it obeys
 // (1) and (1'). A wider accumulator overflows later, not earlier: its final
-// rounding overflows only if its z, itself within (1'), reaches thr.
+// rounding overflows only if its z, itself within (1') with the
+// accumulator's u, reaches thr (the dtype's), which is how the judge
+// decides it there (thr being far below the accumulator's own threshold).
 //
 // Specials are exact, as IEEE arithmetic makes them order independent: a NaN
 // contribution, or both +Inf and -Inf, give NaN; one infinity gives that
@@ -175,11 +177,12 @@ package reference
 // reachable only if H·G >= thr. Where both overflow and underflow are
 // reachable, Inf·0 = NaN is too. Likewise a zero factor with reachable
 // overflow may give NaN, and an infinite factor with reachable underflow may
-// give NaN. The finite bounds use the accumulator's u and τ: per step, the
-// magnitude interval is rounded outward to the dtype; with a float32
-// accumulator of 16-bit data (u' <= u, τ' <= τ, so the overflow and
-// underflow flags of the dtype still cover it), its ends are rounded to
-// nearest once, as for sums. The magnitude interval gets the exact sign.
+// give NaN. The bounds and the flags use the accumulator's u, τ and
+// threshold: per step, the dtype's, and the magnitude interval is rounded
+// outward to the dtype; with a float32 accumulator of 16-bit data, the
+// interval's ends are rounded to nearest once, as for sums, and that one
+// rounding gives ±Inf where the interval reaches the dtype's thr (a
+// partial product past 65504 is a float32 value, not an overflow). The magnitude interval gets the exact sign.
 // A product's error does not depend on the tree (every multiplication
 // scales the whole product by its 1+δ), so (2) cannot be tightened by
 // ordering as sums are; small groups are enumerated instead.
@@ -495,10 +498,13 @@ func sumSpan(ar arith, xs []float64) span {
 	if hasNaN || hasPosInf && hasNegInf {
 		return span{empty: true, nan: true, note: "nan"}
 	}
-	// The overflow outcomes, with the dtype's u: a superset of those of a
-	// float32 accumulator (smaller u, larger threshold) rounded once.
-	hPos, _ := f.growth(nPos - 1)
-	hNeg, _ := f.growth(nNeg - 1)
+	// The overflow outcomes: (1') with the accumulator's u against the
+	// dtype's threshold. Per step the accumulator is the dtype; a float32
+	// accumulator of 16-bit data cannot overflow before its one rounding
+	// to the dtype (its threshold is far past the dtype's), which gives
+	// ±Inf exactly where its z reaches the dtype's thr.
+	hPos, _ := acc.growth(nPos - 1)
+	hNeg, _ := acc.growth(nNeg - 1)
 	posTop := mulDir(pos, hPos, true) // the largest a sum can get: (1') with only the positives
 	negTop := mulDir(neg, hNeg, true) // the largest magnitude of a negative sum
 	posOver := posTop.Cmp(f.thr) >= 0 // +Inf reachable
@@ -611,9 +617,11 @@ func prodSpan(ar arith, xs []float64) span {
 	if hasNaN || hasZero && hasInf {
 		return span{empty: true, nan: true, note: "nan"}
 	}
-	h, l := f.growth(len(xs) - 1)
-	over := mulDir(gUp, h, true).Cmp(f.thr) >= 0    // a signed Inf is reachable
-	under := mulDir(sDown, l, false).Cmp(f.tau) < 0 // a partial product below τ is reachable
+	// The partial products are the accumulator's values: the flags take
+	// its u, τ and threshold (per step, the dtype's).
+	ha, la := acc.growth(len(xs) - 1)
+	over := mulDir(gUp, ha, true).Cmp(acc.thr) >= 0    // a partial product can overflow: a signed Inf
+	under := mulDir(sDown, la, false).Cmp(acc.tau) < 0 // a partial product below τ is reachable
 	s := span{sign: sign}
 	switch {
 	case hasZero:
@@ -626,9 +634,7 @@ func prodSpan(ar arith, xs []float64) span {
 		s.nan = under // 0·Inf
 		s.note = "an infinite factor"
 	default:
-		// (2) and the lower bound with the accumulator's u and τ: the
-		// partial products are the accumulator's values.
-		ha, la := acc.growth(len(xs) - 1)
+		// (2) and the lower bound with the accumulator's u and τ.
 		upper := mulDir(pUp, ha, true)
 		if tg := mulDir(mulDir(acc.tau, gUp, true), ha, true); tg.Cmp(upper) > 0 {
 			upper = tg
@@ -640,6 +646,8 @@ func prodSpan(ar arith, xs []float64) span {
 		s.lo, s.hi = f.endpoint(lower, false), f.endpoint(upper, true)
 		if !ar.perStep() {
 			s.lo, s.hi = f.nearest(lower), f.nearest(upper) // RN(z) once, monotone
+			// the one rounding overflows where z can reach the dtype's thr
+			over = over || upper.Cmp(f.thr) >= 0
 		}
 		if negative {
 			s.lo, s.hi = -s.hi, -s.lo

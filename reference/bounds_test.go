@@ -411,6 +411,17 @@ func TestBoundOverflow(t *testing.T) {
 	if !s.contains(math.Inf(1)) || s.contains(65504) && s.lo == s.hi {
 		t.Errorf("65504+16: span %+v should allow +Inf", s)
 	}
+	// A float32 accumulator of float16 data rounds once: 4096 fives sum to
+	// 20480 in float32 in any order (its u keeps every partial sum within
+	// 0.03% of exact), far from float16's 65520. Per step in float16, the
+	// growth factor (1+2^-11)^4095 is past 3, and (1') cannot rule +Inf out.
+	fives := slices.Repeat([]float64{5}, 4096)
+	if s := sumSpan(arith{acc: formatFloat32, out: f}, fives); s.posInf || s.contains(math.Inf(1)) || !s.contains(20480) {
+		t.Errorf("4096 fives, float32 accumulator: span %+v, want 20480 and no +Inf", s)
+	}
+	if s := sumSpan(stepIn(f), fives); !s.posInf {
+		t.Errorf("4096 fives, per step in float16: span %+v, want +Inf reachable by (1')", s)
+	}
 	// Specials: +Inf with a reachable negative overflow may give NaN.
 	s = sumSpan(stepIn(f), []float64{math.Inf(1), -65504, -65504})
 	if !s.contains(math.Inf(1)) || !s.contains(math.NaN()) || s.contains(0) {
@@ -429,6 +440,22 @@ func TestBoundOverflow(t *testing.T) {
 // TestBoundProd checks the product spans: exact cases, signs, underflow
 // and overflow, and zeros.
 func TestBoundProd(t *testing.T) {
+	// float16 factors whose partial products pass 65504 but whose product,
+	// 5625, does not: a float32 accumulator rounded once cannot overflow
+	// (nor give NaN with a zero factor), per step in float16 it can.
+	big := []float64{300, 300, 0.25, 0.25}
+	if s := prodSpan(arith{acc: formatFloat32, out: formatFloat16}, big); s.posInf || !s.contains(5624) {
+		t.Errorf("300·300·0.25·0.25, float32 accumulator: span %+v, want 5624 (5625 rounded) and no +Inf", s)
+	}
+	if s := prodSpan(arith{acc: formatFloat32, out: formatFloat16}, append([]float64{0}, big...)); s.nan {
+		t.Errorf("0·300·300·0.25·0.25, float32 accumulator: span %+v, want no NaN", s)
+	}
+	if s := prodSpan(stepIn(formatFloat16), big); !s.posInf {
+		t.Errorf("300·300·0.25·0.25, per step in float16: span %+v, want +Inf reachable", s)
+	}
+	if s := prodSpan(arith{acc: formatFloat32, out: formatFloat16}, []float64{300, 300, 0.75}); !s.posInf {
+		t.Errorf("300·300·0.75 = 67500, float32 accumulator: span %+v, want +Inf (its one rounding overflows)", s)
+	}
 	f := formatFloat32
 	s := prodSpan(stepIn(f), []float64{3})
 	if s.lo != 3 || s.hi != 3 {
