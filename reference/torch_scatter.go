@@ -348,7 +348,8 @@ func planTorchScatterAdd(c scatter.TorchScatterAdd, prof scatter.Profile) (*plan
 // dim check), or, with an empty index and a given out of higher rank, in
 // no error at all. The suite calls all of that ErrDimOutOfRange; where the
 // library's own first step fails with a shape error (tsDimShapeError),
-// that kind conforms too (after it: Strict keeps the suite's).
+// that kind conforms too, and so does the kernels' index dtype error for
+// an index that is not int64 (after it: Strict keeps the suite's).
 func planTorchScatter(c scatter.TorchScatter, prof scatter.Profile) (*plan, errs) {
 	var e errs
 	hasOut := !c.Out.IsZero()
@@ -385,6 +386,13 @@ func planTorchScatter(c scatter.TorchScatter, prof scatter.Profile) (*plan, errs
 		e.add(scatter.ErrDimOutOfRange, "Dimension out of range (expected to be in range of [%d, %d], but got %d)", -n, n-1, dim)
 		if err := tsDimShapeError(c, k, d); err != nil {
 			e = append(e, err)
+		}
+		if k != kSum && k != kMean && c.Index.DType() != scatter.DTInt64 && (c.Src.NumEl() > 0 || k != kProd) {
+			// the kernels read the index as int64 (kernel): a rule the
+			// call breaks too, and the library's own error where it
+			// sizes out from the index (no out, no dim_size: checked on
+			// torch_scatter 2.1.2, torch 2.14.1 and 2.6.0)
+			e.add(scatter.ErrIndexDType, "expected scalar type Long but found %v", c.Index.DType())
 		}
 		return nil, e
 	}

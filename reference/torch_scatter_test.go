@@ -107,6 +107,16 @@ func TestTorchScatterValidation(t *testing.T) {
 			c.Dim = scatter.Ptr(-2)
 			c.Out = shaped(f32(make([]float32, 12)...), 6, 2)
 		}), want: codes(scatter.ErrDimOutOfRange)},
+		// the kernels' int64 read of an index of another dtype: a rule
+		// the call breaks too (torch_scatter's own error without out)
+		codeCase{name: "dim/-2-of-1d/max-int32", call: with(ts("max"), func(c *scatter.TorchScatter) {
+			c.Dim = scatter.Ptr(-2)
+			c.Index = scatter.FromSlice([]int32{0, 1, 0, 1, 1, 3})
+		}), want: codes(scatter.ErrDimOutOfRange, scatter.ErrIndexDType)},
+		codeCase{name: "dim/-2-of-1d/sum-int32", call: with(ts("sum"), func(c *scatter.TorchScatter) {
+			c.Dim = scatter.Ptr(-2)
+			c.Index = scatter.FromSlice([]int32{0, 1, 0, 1, 1, 3})
+		}), want: codes(scatter.ErrDimOutOfRange, scatter.ErrShapeMismatch)},
 		codeCase{name: "dim/0-d-src", call: scatter.TorchScatter{Src: scatter.Scalar0D[float32](1), Index: i64(0)}, want: codes(scatter.ErrDimOutOfRange, scatter.ErrShapeMismatch)},
 		codeCase{name: "broadcast/trailing-not-leading", call: scatter.TorchScatter{Src: shaped(f32(make([]float32, 36)...), 2, 6, 3),
 			Index: shaped(i64(make([]int64, 18)...), 6, 3), Dim: scatter.Ptr(1)}, want: codes(scatter.ErrShapeMismatch)},

@@ -356,6 +356,9 @@ func (o *oracle) judge(req *protocol.Request, ext oracleExt, prof scatter.Profil
 	if req.Call == nil || !req.Call.IsCall() {
 		return fail("missing call (an operation request, without id)")
 	}
+	if ext.InCall != "" {
+		return fail("%q is a field of the judge request, not of its call: put it next to \"call\" and \"answer\"", ext.InCall)
+	}
 	c, err := req.Call.ToCall()
 	if err != nil {
 		return fail("call: %v", err)

@@ -120,6 +120,8 @@ func TestOracleService(t *testing.T) {
 		`{"id":18,"op":"judge","call":`+gatherReq+`,"answer":{"out":{"dtype":"float32","shape":[1],"data":"AAAAQA=="},"id":null }}`,
 		request(t, 19, sum, `"allowed":"true"`),
 		request(t, 20, sum, `"profile":5`),
+		`{"id":21,"op":"judge","call":`+gatherReq[:len(gatherReq)-1]+`,"level":"strict"},"answer":{"out":{"dtype":"float32","shape":[1],"data":"AAAAQA=="}}}`,
+		`{"id":22,"op":"judge","call":`+gatherReq[:len(gatherReq)-1]+`,"Profile":"torch-2.6"},"answer":{"out":{"dtype":"float32","shape":[1],"data":"AAAAQA=="}}}`,
 	)
 	if a := answers[0]; a.Kind != protocol.AnswerHello || a.Name != "scattercheck-oracle" || len(a.Ops) != len(scatter.Ops) || !a.Deterministic {
 		t.Errorf("hello: %+v", a)
@@ -223,6 +225,13 @@ func TestOracleService(t *testing.T) {
 	for _, i := range []int{17, 18} {
 		if string(raws[i]["conforms"]) != "true" {
 			t.Errorf("judge of an answer with an id of its own, not an integer: %v %+v", raws[i], answers[i])
+		}
+	}
+	// 21, 22: a judge's level or profile inside its call would be
+	// ignored: refused, naming it
+	for i, field := range map[int]string{21: `"level"`, 22: `"profile"`} {
+		if a := answers[i]; a.Kind != protocol.AnswerError || a.Err.Code != scatter.ErrInvalidArgument || !strings.Contains(a.Err.Msg, field+" is a field of the judge request") {
+			t.Errorf("answer %d (%s inside the call): %+v", i, field, a)
 		}
 	}
 }

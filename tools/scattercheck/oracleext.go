@@ -14,6 +14,9 @@ type oracleExt struct {
 	Level   *string  `json:"level"`
 	Allowed *bool    `json:"allowed"`
 	Answer  lineView `json:"answer"` // judge
+	// InCall names an extension field found inside a judge request's
+	// call, where it would be ignored: judge refuses it ("" for none).
+	InCall string `json:"-"`
 }
 
 // lineView is a JSON value kept as the bytes of the request line it was
@@ -51,6 +54,18 @@ func decodeExt(line []byte) (oracleExt, error) {
 			// as it lies: json.Unmarshal would scan the answer, as long as
 			// the line, once more to check it
 			return ext.Answer.UnmarshalJSON(val)
+		}
+		if strings.EqualFold(key, "call") && len(val) > 0 && val[0] == '{' {
+			// a judge's call: profile, level or allowed there would be
+			// ignored (they are the judge request's own)
+			return eachMember(val, func(k string, _ []byte) error {
+				for _, f := range fields {
+					if ext.InCall == "" && strings.EqualFold(k, f.name) {
+						ext.InCall = f.name
+					}
+				}
+				return nil
+			})
 		}
 		for _, f := range fields {
 			if !strings.EqualFold(key, f.name) {
