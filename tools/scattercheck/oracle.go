@@ -193,6 +193,11 @@ func layoutNote(c scatter.Call, prof scatter.Profile) string {
 	if prof != scatter.Torch2 || reference.LayoutFree(c) {
 		return ""
 	}
+	if op := c.Op(); op == scatter.OpTorchScatterAdd || op == scatter.OpTorchScatter {
+		return "the request carries views: this is the answer of the call on contiguous copies, which torch_scatter on torch 2.14 " +
+			"may not give (an int32 index or a wider out on the expanded-index path, a non-contiguous out of mul, min or max fails: " +
+			"PROFILES.md, \"Views\")"
+	}
 	return "the request's views lay the index out as torch 2.14's expanded-index path takes one: this is the answer of the call on contiguous copies, " +
 		"which torch 2.14 may not give (an int32 index fails, a self wider than the index gets shifted rows, a 16-bit mean rounds otherwise, " +
 		"gather reads every row through index[0]: PROFILES.md, \"Views\")"

@@ -323,7 +323,7 @@ func TestUnpinnedExcuses(t *testing.T) {
 func TestXpassDrawsHint(t *testing.T) {
 	for _, c := range []struct{ name, line, id, want string }{
 		{"random/pinned", "random/* like=half-truncated", "random/scatter_add/float16", "add sometimes to the entry"},
-		{"property/unpinned", "property/*", "property/differential/scatter_add", "pin the entry (like=) and add sometimes"},
+		{"property/unpinned", "property/*", "property/differential/scatter_add", "pin the entry (like=, from the failure's looks like: line) and add sometimes"},
 		{"spec", "spec/*", "spec/scatter_add/x", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
