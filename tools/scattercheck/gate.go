@@ -28,7 +28,7 @@ import (
 // line, since most of them match in other shards; the -json report keeps
 // each, for merge, which warns of those that match in none.
 func shownWarnings(sh shard, warnings, unmatched []string) []string {
-	if sh.count == 0 || len(unmatched) == 0 {
+	if sh.count <= 1 || len(unmatched) == 0 {
 		return warnings
 	}
 	shown := slices.DeleteFunc(slices.Clone(warnings), func(w string) bool { return slices.Contains(unmatched, w) })

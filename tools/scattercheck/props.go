@@ -52,6 +52,36 @@ func (t *propTB) FailNow()                          { t.failed = true }
 func (t *propTB) Fail()                             { t.failed = true }
 func (t *propTB) Failed() bool                      { return t.failed }
 
+// opsPropertyMatch is the properties.Budget.Match of -ops: the properties
+// whose name ends in one of the operations, and the invariants and
+// relations that draw any of them ("" without -ops: all).
+func (cfg *gateConfig) opsPropertyMatch() string {
+	if cfg.ops == nil {
+		return ""
+	}
+	var alts []string
+	for _, op := range cfg.ops {
+		alts = append(alts, regexp.QuoteMeta(string(op)))
+	}
+	return "(^|/)(" + strings.Join(alts, "|") + ")$|^invariants/"
+}
+
+// propertyNames are the properties the run's part runs: those -ops
+// selects, of this shard.
+func (cfg *gateConfig) propertyNames() []string {
+	var sel *regexp.Regexp
+	if m := cfg.opsPropertyMatch(); m != "" {
+		sel = regexp.MustCompile(m)
+	}
+	var names []string
+	for _, name := range properties.Properties() {
+		if (sel == nil || sel.MatchString(name)) && cfg.shard.has("property/"+name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
 // runPropertiesPart runs package properties on the implementation.
 func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseResult {
 	prepareRapid()
@@ -59,27 +89,12 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 	// it as given, so that -seed reruns the same cases.
 	_ = flag.CommandLine.Set("rapid.seed", strconv.FormatUint(cfg.seed, 10))
 	setRapidFlag("rapid.shrinktime", cfg.shrinkFor().String())
-	budget := properties.Budget{Tier: cfg.propTier, Checks: cfg.checks}
-	if cfg.ops != nil {
-		// the properties whose name ends in one of the operations, and
-		// the invariants and relations that draw any of them
-		var alts []string
-		for _, op := range cfg.ops {
-			alts = append(alts, regexp.QuoteMeta(string(op)))
-		}
-		budget.Match = "(^|/)(" + strings.Join(alts, "|") + ")$|^invariants/"
-	}
+	budget := properties.Budget{Tier: cfg.propTier, Checks: cfg.checks, Match: cfg.opsPropertyMatch()}
 	if cfg.shard.count > 1 {
 		// this shard's properties, by name, among those -ops selects
-		var sel *regexp.Regexp
-		if budget.Match != "" {
-			sel = regexp.MustCompile(budget.Match)
-		}
 		var mine []string
-		for _, name := range properties.Properties() {
-			if (sel == nil || sel.MatchString(name)) && cfg.shard.has("property/"+name) {
-				mine = append(mine, regexp.QuoteMeta(name))
-			}
+		for _, name := range cfg.propertyNames() {
+			mine = append(mine, regexp.QuoteMeta(name))
 		}
 		if mine == nil {
 			return nil

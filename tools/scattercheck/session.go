@@ -108,24 +108,26 @@ func plannedCases(cfg *gateConfig) map[string]int {
 	if cfg.suites[suiteSpec] || cfg.suites[suiteFixtures] {
 		for _, c := range spec.Cases() {
 			src := caseSource(c)
-			if cfg.suites[src] && cfg.wantOp(c.Call.Op()) && cfg.wantLabels(c.Labels) {
+			if cfg.suites[src] && cfg.wantOp(c.Call.Op()) && cfg.wantLabels(c.Labels) && cfg.shard.has(specCaseID(c, src)) {
 				n[src] += runsPer
 			}
 		}
 	}
 	if cfg.suites[suiteRandom] && cfg.checks > 0 {
 		for _, op := range scatter.Ops {
-			if cfg.wantOp(op) {
-				n[suiteRandom] += len(scatter.DTypes) * runsPer
+			for _, dt := range scatter.DTypes {
+				if cfg.wantOp(op) && cfg.shard.has(randomCaseID(op, dt)) {
+					n[suiteRandom] += runsPer
+				}
 			}
 		}
 	}
 	if cfg.suites[suiteProperties] && cfg.checks > 0 {
-		n[suiteProperties] += 24 * runsPer
+		n[suiteProperties] += len(cfg.propertyNames()) * runsPer
 	}
 	if cfg.suites[suiteWorkloads] {
 		for w := 1; w <= workload.Count; w++ {
-			if cfg.wantOp(workload.MustGet(w, workload.MaxDiv).Call.Op()) {
+			if cfg.wantOp(workload.MustGet(w, workload.MaxDiv).Call.Op()) && cfg.shard.has(workloadCaseID(w)) {
 				n[suiteWorkloads] += runsPer
 			}
 		}
