@@ -181,7 +181,9 @@ func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 		}
 		cfg.workloadDiv = *workloadDiv
 		if cfg.seed == 0 {
-			cfg.seed = uint64(time.Now().UnixNano()) >> 1
+			// below 2^53, so that a JSON reader that holds numbers as
+			// doubles (JavaScript, jq) reads back the seed that reruns it
+			cfg.seed = max(uint64(time.Now().UnixNano())%(1<<53), 1)
 		}
 		return cfg, nil
 	}

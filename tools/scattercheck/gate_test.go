@@ -525,6 +525,11 @@ func TestSeedReproducible(t *testing.T) {
 	if lines[0] == "" || lines[0] != lines[1] {
 		t.Errorf("two runs with -seed 7 found\n%s\n%s", lines[0], lines[1])
 	}
+	// -seed 0 picks one that a JSON reader holding numbers as doubles
+	// reads back exactly
+	if s := parseConfig(t, "-seed", "0").seed; s == 0 || s >= 1<<53 {
+		t.Errorf("-seed 0 picked %d, want one in [1, 2^53)", s)
+	}
 }
 
 // scatterOnly claims plain scatter alone.
