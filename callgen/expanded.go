@@ -11,7 +11,8 @@ import (
 // (can_use_expanded_index_path, PROFILES.md "Views"): an index of shape
 // [E, ...] with dim-0 stride 1 and every other stride 0 (1 for a size-1
 // dimension), one value per index of dim 0, as index.view(-1, 1).expand(E,
-// K) makes it; for index_reduce, whose index is a vector, a source with a
+// K) makes it (in a share of the draws, rows that overlap instead:
+// expandedIndex); for index_reduce, whose index is a vector, a source with a
 // stride 0 (a source whose slices, or whose rows, are one value). op is
 // scatter, scatter_add, scatter_reduce, gather or index_reduce.
 //
@@ -88,7 +89,10 @@ func (g *Drawer) ExpandedIndexCall(op scatter.Op) scatter.Call {
 
 // expandedIndex draws an index of dtype idt and shape with dim-0 stride 1
 // and every other stride 0 (1 for a size-1 dimension): one value per
-// index of dim 0, in [0, size) but for a few out of range.
+// index of dim 0, in [0, size) but for a few out of range. In a share of
+// the draws the last dimension has stride 1 instead, so that the rows
+// overlap (row i holds values i, i+1, ...): strides the path's
+// eligibility check also takes (every stride but dim 0's at most 1).
 func (g *Drawer) expandedIndex(idt scatter.DType, shape []int, size int) scatter.Tensor {
 	strides := make([]int, len(shape))
 	strides[0] = 1
@@ -97,7 +101,12 @@ func (g *Drawer) expandedIndex(idt scatter.DType, shape []int, size int) scatter
 			strides[d] = 1
 		}
 	}
-	vals := make([]int64, shape[0])
+	n := shape[0]
+	if last := len(shape) - 1; last > 0 && shape[last] > 1 && g.Chance(15) {
+		strides[last] = 1
+		n += shape[last] - 1
+	}
+	vals := make([]int64, n)
 	for i := range vals {
 		switch {
 		case g.Chance(3):
@@ -108,7 +117,7 @@ func (g *Drawer) expandedIndex(idt scatter.DType, shape []int, size int) scatter
 			vals[i] = int64(g.IntRange(0, max(size-1, 0)))
 		}
 	}
-	t := plainIndex(idt, vals, []int{shape[0]})
+	t := plainIndex(idt, vals, []int{n})
 	t.Shape, t.Strides = shape, strides
 	return t
 }

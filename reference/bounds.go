@@ -123,10 +123,13 @@ package reference
 // N·(1+u)^(nNeg-1) >= thr, and NaN (+Inf + -Inf) only if both; the judge
 // accepts these outcomes exactly then (conservatively: it does not check
 // that such an order exists). A finite outcome had no overflow, so it obeys
-// (1) and (1'). A wider accumulator overflows later, not earlier: its final
-// rounding overflows only if its z, itself within (1') with the
-// accumulator's u, reaches thr (the dtype's), which is how the judge
-// decides it there (thr being far below the accumulator's own threshold).
+// (1) and (1'). A wider accumulator overflows later, not earlier: with a
+// float32 accumulator of 16-bit data (its u and thr for (1') and the
+// overflow), ±Inf needs a partial sum past float32's threshold (for
+// bfloat16 just past the dtype's own), or a final z, within the finite
+// bounds, that reaches the dtype's thr in its one rounding; NaN needs
+// partial sums of both signs past float32's threshold (a z that rounds
+// to Inf is the last operation: nothing meets it).
 //
 // Specials are exact, as IEEE arithmetic makes them order independent: a NaN
 // contribution, or both +Inf and -Inf, give NaN; one infinity gives that
@@ -498,22 +501,20 @@ func sumSpan(ar arith, xs []float64) span {
 	if hasNaN || hasPosInf && hasNegInf {
 		return span{empty: true, nan: true, note: "nan"}
 	}
-	// The overflow outcomes: (1') with the accumulator's u against the
-	// dtype's threshold. Per step the accumulator is the dtype; a float32
-	// accumulator of 16-bit data cannot overflow before its one rounding
-	// to the dtype (its threshold is far past the dtype's), which gives
-	// ±Inf exactly where its z reaches the dtype's thr.
+	// The accumulator's own overflow: (1') with its u against its
+	// threshold (per step, the dtype's). Only a partial sum that overflows
+	// the accumulator is an infinity another can meet (NaN).
 	hPos, _ := acc.growth(nPos - 1)
 	hNeg, _ := acc.growth(nNeg - 1)
-	posTop := mulDir(pos, hPos, true) // the largest a sum can get: (1') with only the positives
-	negTop := mulDir(neg, hNeg, true) // the largest magnitude of a negative sum
-	posOver := posTop.Cmp(f.thr) >= 0 // +Inf reachable
-	negOver := negTop.Cmp(f.thr) >= 0 // -Inf reachable
+	posTop := mulDir(pos, hPos, true)  // the largest a sum can get: (1') with only the positives
+	negTop := mulDir(neg, hNeg, true)  // the largest magnitude of a negative sum
+	posAcc := posTop.Cmp(acc.thr) >= 0 // a partial sum can reach +Inf in the accumulator
+	negAcc := negTop.Cmp(acc.thr) >= 0 // ... -Inf
 	if hasPosInf {
-		return span{empty: true, posInf: true, nan: negOver, note: "inf"}
+		return span{empty: true, posInf: true, nan: negAcc, note: "inf"}
 	}
 	if hasNegInf {
-		return span{empty: true, negInf: true, nan: posOver, note: "-inf"}
+		return span{empty: true, negInf: true, nan: posAcc, note: "-inf"}
 	}
 	// The finite outcomes: (1), (1') and (4) with the accumulator's u.
 	h, l := acc.growth(len(xs) - 1)
@@ -534,6 +535,13 @@ func sumSpan(ar arith, xs []float64) span {
 	if rLo.Cmp(lower) > 0 {
 		lower = rLo
 	}
+	// ±Inf: the accumulator overflows, or its z, within [lower, upper]
+	// where it does not, reaches the dtype's thr in the store (per step
+	// the store is exact and [lower, upper] within (1'), so only the
+	// first counts; a float32 accumulator of 16-bit data overflows only
+	// past float32's threshold, at or past the dtype's).
+	posOver := posAcc || upper.Cmp(f.thr) >= 0
+	negOver := negAcc || newBig().Neg(lower).Cmp(f.thr) >= 0
 	exact := new(big.Float).SetPrec(prec).Sub(pos, neg)
 	lo, hi := f.endpoint(lower, false), f.endpoint(upper, true)
 	if !ar.perStep() {
@@ -546,7 +554,7 @@ func sumSpan(ar arith, xs []float64) span {
 		hi:     hi,
 		posInf: posOver,
 		negInf: negOver,
-		nan:    posOver && negOver,
+		nan:    posAcc && negAcc,
 		note:   "exact sum " + exact.Text('g', 10) + " of " + strconv.Itoa(len(xs)) + " terms",
 	}
 }

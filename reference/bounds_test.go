@@ -422,6 +422,21 @@ func TestBoundOverflow(t *testing.T) {
 	if s := sumSpan(stepIn(f), fives); !s.posInf {
 		t.Errorf("4096 fives, per step in float16: span %+v, want +Inf reachable by (1')", s)
 	}
+	// Mixed signs: ±40000 twice and five ones are 5 in every float32
+	// order; per step in float16, 40000+40000 overflows either way.
+	mixed := []float64{40000, 40000, -40000, -40000, 1, 1, 1, 1, 1}
+	if s := sumSpan(arith{acc: formatFloat32, out: f}, mixed); s.posInf || s.negInf || s.nan || !s.contains(5) {
+		t.Errorf("±40000 twice and five ones, float32 accumulator: span %+v, want 5 and no Inf or NaN", s)
+	}
+	if s := sumSpan(stepIn(f), mixed); !s.posInf || !s.negInf || !s.nan {
+		t.Errorf("±40000 twice and five ones, per step in float16: span %+v, want ±Inf and NaN reachable", s)
+	}
+	// bfloat16's threshold is just under float32's: two of its largest
+	// values overflow a float32 partial sum, and the other sign's can meet it.
+	bmax := 3.3895313892515355e38
+	if s := sumSpan(arith{acc: formatFloat32, out: formatBFloat16}, []float64{bmax, bmax, -bmax, -bmax}); !s.posInf || !s.negInf || !s.nan {
+		t.Errorf("±bfloat16 max twice, float32 accumulator: span %+v, want ±Inf and NaN reachable", s)
+	}
 	// Specials: +Inf with a reachable negative overflow may give NaN.
 	s = sumSpan(stepIn(f), []float64{math.Inf(1), -65504, -65504})
 	if !s.contains(math.Inf(1)) || !s.contains(math.NaN()) || s.contains(0) {

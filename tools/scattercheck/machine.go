@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 )
@@ -21,11 +22,14 @@ type jsonReport struct {
 	Conforms bool   `json:"conforms"`
 	// Complete is false in a report written while the run goes, or when
 	// it was cut short (a signal, -deadline); Incomplete then says why.
-	Complete   bool      `json:"complete"`
-	Incomplete string    `json:"incomplete,omitempty"`
-	Time       string    `json:"time"`
-	Warnings   []string  `json:"warnings"`
-	Runs       []jsonRun `json:"runs"`
+	Complete   bool   `json:"complete"`
+	Incomplete string `json:"incomplete,omitempty"`
+	// ToolVersion is the scattercheck that wrote the report, where its
+	// build says (toolVersion); merge refuses to join shards of two.
+	ToolVersion string    `json:"tool_version,omitempty"`
+	Time        string    `json:"time"`
+	Warnings    []string  `json:"warnings"`
+	Runs        []jsonRun `json:"runs"`
 }
 
 type jsonRun struct {
@@ -97,6 +101,36 @@ type jsonFailure struct {
 	LikelyBug *likelyBug `json:"likely_bug,omitempty"`
 }
 
+// toolVersion is this scattercheck's version as its build records it: the
+// module version (go run or go install of module@version), and the VCS
+// revision where the build stamped one ("" when it knows neither, as a
+// go run in a checkout built with -buildvcs=false).
+func toolVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var parts []string
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		parts = append(parts, v)
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+modified"
+			}
+		}
+	}
+	if rev != "" {
+		parts = append(parts, "rev "+rev+modified)
+	}
+	return strings.Join(parts, " ")
+}
+
 func writeJSON(path string, runs []*runReport, warnings []string, ok bool) error {
 	return writeJSONFile(path, buildJSON(runs, warnings, ok))
 }
@@ -104,7 +138,7 @@ func writeJSON(path string, runs []*runReport, warnings []string, ok bool) error
 // buildJSON is the JSON report of a complete run.
 func buildJSON(runs []*runReport, warnings []string, ok bool) jsonReport {
 	rep := jsonReport{Tool: "scattercheck", Schema: jsonSchema, Conforms: ok, Complete: true, Time: time.Now().UTC().Format(time.RFC3339),
-		Warnings: warnings}
+		Warnings: warnings, ToolVersion: toolVersion()}
 	if rep.Warnings == nil {
 		rep.Warnings = []string{}
 	}
@@ -269,7 +303,7 @@ func writeJUnit(path string, runs []*runReport, strictXfail bool) error {
 				s.Skipped++
 			case stXpass:
 				msg := "XPASS: expected to fail (" + orDash(cr.Reason) + ") but passed"
-				if strictXfail {
+				if strictXfail || r.StrictXfail {
 					jc.Failure = &junitMessage{Message: msg, Type: "xpass"}
 					s.Failures++
 				} else {

@@ -88,12 +88,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scattercheck merge:", err)
 		return 2
 	}
-	strict := *strictXfail
-	for _, r := range runs {
-		strict = strict || r.StrictXfail
-	}
 	if *junit != "" {
-		if err := writeJUnit(*junit, runs, strict); err != nil {
+		// each run's own StrictXfail (the flag's, or an input's) decides
+		// its XPASS, as in the JSON
+		if err := writeJUnit(*junit, runs, *strictXfail); err != nil {
 			fmt.Fprintln(stderr, "scattercheck merge:", err)
 			return 2
 		}
@@ -198,8 +196,12 @@ func mergeReports(inputs []mergeInput, strictXfail bool) (jsonReport, []*runRepo
 	var warnOrder []string
 	complete := true
 	var incomplete []string
+	versions := map[string][]string{} // tool version -> inputs
 	for _, input := range inputs {
 		in := input.rep
+		if in.ToolVersion != "" {
+			versions[in.ToolVersion] = append(versions[in.ToolVersion], input.name)
+		}
 		if !in.Complete {
 			complete = false
 			if in.Incomplete != "" {
@@ -285,6 +287,16 @@ func mergeReports(inputs []mergeInput, strictXfail bool) (jsonReport, []*runRepo
 		}
 	}
 
+	// shards of another version may run other cases, or judge them
+	// otherwise: not one run
+	versionGap := ""
+	if len(versions) > 1 {
+		var vs []string
+		for _, v := range slices.Sorted(maps.Keys(versions)) {
+			vs = append(vs, strings.Join(versions[v], ", ")+": "+v)
+		}
+		versionGap = "the inputs were written by different versions of scattercheck (" + strings.Join(vs, "; ") + ")"
+	}
 	var warnings []string
 	for _, w := range warnOrder {
 		// an xfail entry unmatched in one shard may match in another
@@ -312,6 +324,9 @@ func mergeReports(inputs []mergeInput, strictXfail bool) (jsonReport, []*runRepo
 				warnings = append(warnings, fmt.Sprintf("%s: %s; they are merged all the same", name, differ))
 			}
 		}
+		if versionGap != "" && len(m.shards) == 0 {
+			warnings = append(warnings, name+": "+versionGap+"; they are merged all the same")
+		}
 		if r.StrictXfail && !strictXfail {
 			r.Notes = append(r.Notes, "-strict-xfail: an input ran with it, so an XPASS fails the merged run too")
 		}
@@ -336,6 +351,9 @@ func mergeReports(inputs []mergeInput, strictXfail bool) (jsonReport, []*runRepo
 				// different seeds, -checks, xfail files or send flags:
 				// not the cases and rules of one run
 				gaps = append(gaps, differ)
+			}
+			if versionGap != "" {
+				gaps = append(gaps, versionGap)
 			}
 			if len(gaps) > 0 {
 				why := fmt.Sprintf("%s: %s", name, strings.Join(gaps, "; "))

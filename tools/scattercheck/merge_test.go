@@ -12,7 +12,7 @@ import (
 // shardReport is a -json report of shard i of 2 of implementation x whose
 // one case passes (or has status st).
 func shardReport(shard string, id string, st status) jsonReport {
-	return jsonReport{Tool: "scattercheck", Schema: jsonSchema, Conforms: true, Complete: true, Runs: []jsonRun{{
+	return jsonReport{Tool: "scattercheck", Schema: jsonSchema, Conforms: true, Complete: true, ToolVersion: "v1.0.0", Runs: []jsonRun{{
 		Implementation: implInfo{Name: "x", Version: "1", Command: "x-impl"}, Profile: "torch-2", Level: "conformant",
 		Suites: []string{"spec"}, Seed: 1, Checks: 100, Shard: shard,
 		Cases: []jsonCase{{ID: id, Source: "spec", Status: st}}}}}
@@ -37,6 +37,7 @@ func TestMergeShardsThatDoNotJoin(t *testing.T) {
 		{"cut-short", func(r *jsonReport) { r.Complete, r.Incomplete = false, partialReason }, "s2.json (shard 2/2): " + partialReason},
 		{"not-started", func(r *jsonReport) { r.Runs[0].Implementation.Name = notStarted }, "did not start in s2.json (shard 2/2)"},
 		{"level", func(r *jsonReport) { r.Runs[0].Level = "strict" }, "x 1 (torch-2, strict level, -impl 'x-impl')"},
+		{"tool-version", func(r *jsonReport) { r.ToolVersion = "v0.9.0" }, "different versions of scattercheck (s2.json: v0.9.0; s1.json: v1.0.0)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			second := shardReport("2/2", "spec/b", stPass)
@@ -116,7 +117,10 @@ func TestSettings(t *testing.T) {
 		t.Errorf("settings %q, want %q", s, want)
 	}
 	l, err := loadXfail(filepath.Join("..", "adapters", "xfail", "numpy.txt"))
-	if err != nil || len(l.digest) != 64 {
-		t.Errorf("loadXfail: digest %q, %v", l.digest, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.digest) != 64 {
+		t.Errorf("loadXfail: digest %q, want 64 hex digits", l.digest)
 	}
 }

@@ -40,7 +40,9 @@ func (v *lineView) UnmarshalJSON(b []byte) error {
 // read the whole line twice more (its validity scan and its decoding
 // pass, skipping the tensors): a third of the oracle's time on a request
 // of a million elements. decodeExt only steps over the members it does not
-// want, in one pass, and decodes the few bytes of the ones it does.
+// want, in one pass, and decodes the few bytes of the ones it does; a
+// "call" object (a judge's, or a bench request's) is stepped over once
+// more, member by member, for extension fields misplaced in it (InCall).
 //
 // An error is an *scatter.Error with code ErrInvalidArgument.
 func decodeExt(line []byte) (oracleExt, error) {
@@ -57,7 +59,10 @@ func decodeExt(line []byte) (oracleExt, error) {
 		}
 		if strings.EqualFold(key, "call") && len(val) > 0 && val[0] == '{' {
 			// a judge's call: profile, level or allowed there would be
-			// ignored (they are the judge request's own)
+			// ignored (they are the judge request's own); its members
+			// are stepped over once more (the last call counts, as
+			// json.Unmarshal keeps the last of repeated keys)
+			ext.InCall = ""
 			return eachMember(val, func(k string, _ []byte) error {
 				for _, f := range fields {
 					if ext.InCall == "" && strings.EqualFold(k, f.name) {
