@@ -331,7 +331,9 @@ func (c *Client) Bench(call scatter.Call, repeat int) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
+	t0 := time.Now()
 	ans, err := c.request(line, id, OpBench, c.opts.benchTimeout(), min(benchLimit(repeat), c.opts.Limits.maxLine()))
+	took := time.Since(t0).Seconds()
 	if err != nil {
 		return nil, err
 	}
@@ -340,10 +342,18 @@ func (c *Client) Bench(call scatter.Call, repeat int) ([]float64, error) {
 		if len(ans.Seconds) != repeat {
 			return nil, c.fail(KindGarbage, id, OpBench, fmt.Sprintf("%d times for repeat %d", len(ans.Seconds), repeat))
 		}
+		total := 0.0
 		for _, s := range ans.Seconds {
-			if s < 0 {
-				return nil, c.fail(KindGarbage, id, OpBench, fmt.Sprintf("a negative time %v", s))
+			if s <= 0 {
+				return nil, c.fail(KindGarbage, id, OpBench, fmt.Sprintf("a time of %v s: not a measurement "+
+					"(a negative one, or a zero from a timer too coarse for the call)", s))
 			}
+			total += s
+		}
+		// the runs are inside the request: their times cannot add up to
+		// more than it took (1% and 10 ms for clocks that differ)
+		if total > took*1.01+0.01 {
+			return nil, c.fail(KindGarbage, id, OpBench, fmt.Sprintf("times adding up to %.3g s, in a request that took %.3g s", total, took))
 		}
 		return ans.Seconds, nil
 	case AnswerError, AnswerUnsupported:

@@ -48,7 +48,7 @@ func TestHelperProcess(t *testing.T) {
 		os.Stdin.Read(buf[:])
 		fmt.Println(`{"id":0,"protocol":1,"ops":["gather"]}`)
 		time.Sleep(time.Hour)
-	case "negative-bench": // answers every bench with a negative time
+	case "negative-bench", "zero-bench", "long-bench": // answers every bench with a negative time, a zero, or times longer than the request took
 		sc := bufio.NewScanner(os.Stdin)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
@@ -57,7 +57,8 @@ func TestHelperProcess(t *testing.T) {
 				os.Stdout.Write(append(EncodeHelloAnswer(req.ID, helperBackend{}.Info()), '\n'))
 				continue
 			}
-			fmt.Printf("{\"id\":%d,\"seconds\":[0.5,-1]}\n", req.ID)
+			secs := map[string]string{"negative-bench": "[0.5,-1]", "zero-bench": "[0.5,0]", "long-bench": "[1000,1000]"}[mode]
+			fmt.Printf("{\"id\":%d,\"seconds\":%s}\n", req.ID, secs)
 		}
 	case "client": // a Client of the command in PROTOCOL_TEST_IMPL, its leader's pid printed, then waiting to be killed
 		c, err := NewClient(os.Getenv("PROTOCOL_TEST_IMPL"), ClientOptions{})

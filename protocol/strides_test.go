@@ -306,12 +306,15 @@ func TestClientBenchStrides(t *testing.T) {
 	}
 }
 
-// TestClientBenchNegative: a negative time is a garbage answer.
+// TestClientBenchNegative: a negative time, a zero, or times that add up
+// to more than the request took are garbage answers, not measurements.
 func TestClientBenchNegative(t *testing.T) {
-	c := newHelper(t, "negative-bench", ClientOptions{Timeout: 20 * time.Second})
-	if c.Extensions().Strides {
-		t.Fatal("a hello without strides claims them")
+	for _, mode := range []string{"negative-bench", "zero-bench", "long-bench"} {
+		c := newHelper(t, mode, ClientOptions{Timeout: 20 * time.Second})
+		if c.Extensions().Strides {
+			t.Fatal("a hello without strides claims them")
+		}
+		_, err := c.Bench(gatherCall(1, 2, 3), 2)
+		processError(t, err, KindGarbage)
 	}
-	_, err := c.Bench(gatherCall(1, 2, 3), 2)
-	processError(t, err, KindGarbage)
 }

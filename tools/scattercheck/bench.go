@@ -199,6 +199,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case fs.NArg() == 1 && cfg.compare != "":
 		return compareFiles(fs, cfg.compare, fs.Arg(0), stdout, stderr)
+	case fs.NArg() > 1 && cfg.compare != "":
+		fmt.Fprintf(stderr, "scattercheck bench: unexpected argument %q (-compare OLD.json takes one NEW.json, %q)\n", fs.Arg(1), fs.Arg(0))
+		return 2
 	case fs.NArg() > 0:
 		fmt.Fprintf(stderr, "scattercheck bench: unexpected argument %q (a second file goes with -compare OLD.json)\n", fs.Arg(0))
 		return 2
@@ -220,9 +223,23 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout)
 		printCompare(stdout, cfg.compare, old, orDefault(cfg.jsonPath, "this run"), rep)
 	}
+	warnTo := stdout
+	if cfg.format == "benchstat" {
+		warnTo = stderr // benchstat's input stays benchmark lines
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintln(warnTo, "warning:", w)
+	}
 	code := 0
 	if !rep.OK {
 		if cfg.format == "benchstat" {
+			for _, w := range rep.Workloads {
+				for _, res := range w.Results {
+					if res.Status == benchFailed {
+						fmt.Fprintf(stderr, "scattercheck bench: %s, %s failed: %s\n", w.ID, res.Label, res.Reason)
+					}
+				}
+			}
 			fmt.Fprintln(stderr, "scattercheck bench: FAIL: a target failed a workload")
 		} else {
 			fmt.Fprintln(stdout, "\nFAIL: a target failed a workload")

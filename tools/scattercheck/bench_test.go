@@ -580,10 +580,31 @@ func TestBenchFigures(t *testing.T) {
 	if got := ratioText(4, "b") + "; " + ratioText(0.25, "b"); got != "4.00x faster than b; 4.00x slower than b" {
 		t.Errorf("ratio text %q", got)
 	}
+	if len(r.Warnings) != 0 {
+		t.Errorf("warnings for plausible figures: %q", r.Warnings)
+	}
 	r.Workloads[1].Results[2].Status = benchFailed
 	r.finish()
 	if r.OK {
 		t.Error("a failed result leaves the run ok")
+	}
+}
+
+// TestBenchWarnings: a result faster than ten memory copies of its bytes,
+// and one whose median is past ten times its fastest call, are warned of.
+func TestBenchWarnings(t *testing.T) {
+	r := &benchReport{
+		Targets: []*benchTarget{{Label: "liar"}, {Label: "loaded"}},
+		Memcpy:  benchMemcpy{Bytes: 4e9, SamplesNS: []int64{2e8}}, // 20 GB/s
+		Workloads: []benchWorkload{{ID: "W1", Bytes: 1e9, Results: []benchResult{
+			{Label: "liar", Status: benchOK, SamplesNS: []int64{1e6, 1e6}},             // 1000 GB/s: 50x the copy
+			{Label: "loaded", Status: benchOK, SamplesNS: []int64{3e7, 9e8, 9e8, 9e8}}, // median 0.9 s, fastest 0.03 s
+		}}},
+	}
+	r.finish()
+	if len(r.Warnings) != 2 || !strings.Contains(r.Warnings[0], "W1, liar: 50x the memory copy's bandwidth") ||
+		!strings.Contains(r.Warnings[1], "W1, loaded: median 900.0 ms, fastest 30.00 ms") {
+		t.Errorf("warnings: %q", r.Warnings)
 	}
 }
 

@@ -38,7 +38,22 @@ type benchReport struct {
 	Targets   []*benchTarget  `json:"targets"`
 	Workloads []benchWorkload `json:"workloads"`
 	Pairs     []benchPair     `json:"pairs"`
+	// Warnings are the figures not to take at face value (finish): a
+	// speed past what this host's memory moves, times spread widely.
+	Warnings []string `json:"warnings,omitempty"`
 }
+
+// implausibleMemcpy is the fraction of the memory copy's bandwidth past
+// which a result is warned of: a workload moves its bytes through memory
+// at least once, so a kernel on this host's memory cannot be ten times
+// faster than copying them (built-in backends reach 0.8 at full size,
+// under 0.6 scaled down); one faster did no work, or timed a device's own
+// memory.
+const implausibleMemcpy = 10
+
+// spreadWarn is the median over the minimum past which a result's times
+// are warned of as spread.
+const spreadWarn = 10
 
 // benchMachine is where the bench ran.
 type benchMachine struct {
@@ -177,6 +192,16 @@ func (r *benchReport) finish() {
 			}
 			if m.MedianGBs > 0 {
 				res.Memcpy = res.GBs / m.MedianGBs
+			}
+			if res.Memcpy > implausibleMemcpy {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s, %s: %.0fx the memory copy's bandwidth, faster than this host's memory moves "+
+					"the workload's bytes: it did not do the work, or timed a device's own memory (bench does not check results: "+
+					"the gate's workloads part does, -suites workloads -workload-div 1)", w.ID, res.Label, res.Memcpy))
+			}
+			if res.MedianNS > spreadWarn*float64(max(res.MinNS, 1)) {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s, %s: median %s ms, fastest %s ms: its times spread widely (a loaded machine, "+
+					"or its threads oversubscribed: for PyTorch, SCATTER_TORCH_BENCH_THREADS=1 on a shared machine); compare minimums, or rerun",
+					w.ID, res.Label, fmtMS(res.MedianNS/1e6), fmtMS(float64(res.MinNS)/1e6)))
 			}
 		}
 		for i := range w.Results {

@@ -227,10 +227,17 @@ type benchDelta struct {
 	P        float64      // the U test's two-sided p-value (both timed)
 }
 
-// timed reports whether both runs timed the target on the workload.
+// timed reports whether both runs timed the target on the workload, at
+// one size (a workload of another -scale is another benchmark).
 func (d *benchDelta) timed() bool {
 	return d.Old != nil && d.New != nil && d.Old.Status == benchOK && d.New.Status == benchOK &&
-		len(d.Old.SamplesNS) > 0 && len(d.New.SamplesNS) > 0
+		len(d.Old.SamplesNS) > 0 && len(d.New.SamplesNS) > 0 && !d.resized()
+}
+
+// resized reports whether the workload moves another number of bytes in
+// the two runs (where both say).
+func (d *benchDelta) resized() bool {
+	return d.Old.Bytes > 0 && d.New.Bytes > 0 && d.Old.Bytes != d.New.Bytes
 }
 
 // significant reports whether the change is beyond the noise of the
@@ -239,7 +246,10 @@ func (d *benchDelta) significant() bool { return d.timed() && d.P < compareAlpha
 
 // compareBench pairs the results of two runs by workload and target
 // label: NEW's workloads and targets in its order, then what only OLD
-// has.
+// has. A target whose label changed (its version: "mykernel 1.0", then
+// "mykernel 1.1") pairs by its name where, on that workload, one result
+// of that name is left unpaired on each side; its label is then
+// "OLD -> NEW".
 func compareBench(old, cur *benchReport) []benchDelta {
 	find := func(r *benchReport, id, label string) *benchResult {
 		for wi := range r.Workloads {
@@ -254,18 +264,44 @@ func compareBench(old, cur *benchReport) []benchDelta {
 		}
 		return nil
 	}
+	// unpaired lists a run's results on workload id named name whose
+	// label the other run does not have
+	unpaired := func(r, other *benchReport, id, name string) []*benchResult {
+		var us []*benchResult
+		for wi := range r.Workloads {
+			if r.Workloads[wi].ID != id {
+				continue
+			}
+			for ri := range r.Workloads[wi].Results {
+				if res := &r.Workloads[wi].Results[ri]; res.Name == name && find(other, id, res.Label) == nil {
+					us = append(us, res)
+				}
+			}
+		}
+		return us
+	}
+	paired := map[*benchResult]bool{} // OLD's results paired
 	var ds []benchDelta
 	for wi := range cur.Workloads {
 		w := &cur.Workloads[wi]
 		for ri := range w.Results {
 			res := &w.Results[ri]
-			ds = append(ds, benchDelta{Workload: w.ID, Label: res.Label, Old: find(old, w.ID, res.Label), New: res})
+			d := benchDelta{Workload: w.ID, Label: res.Label, Old: find(old, w.ID, res.Label), New: res}
+			if d.Old == nil && res.Name != "" {
+				if os, ns := unpaired(old, cur, w.ID, res.Name), unpaired(cur, old, w.ID, res.Name); len(os) == 1 && len(ns) == 1 {
+					d.Old, d.Label = os[0], os[0].Label+" -> "+res.Label
+				}
+			}
+			if d.Old != nil {
+				paired[d.Old] = true
+			}
+			ds = append(ds, d)
 		}
 	}
 	for wi := range old.Workloads {
 		w := &old.Workloads[wi]
 		for ri := range w.Results {
-			if res := &w.Results[ri]; find(cur, w.ID, res.Label) == nil {
+			if res := &w.Results[ri]; !paired[res] {
 				ds = append(ds, benchDelta{Workload: w.ID, Label: res.Label, Old: res})
 			}
 		}
@@ -411,6 +447,8 @@ func whyNotCompared(d benchDelta) string {
 		return "not timed in OLD: " + status(d.Old)
 	case d.New.Status != benchOK:
 		return "not timed in NEW: " + status(d.New)
+	case d.resized():
+		return fmt.Sprintf("not compared: the workload moves %d bytes in OLD, %d in NEW (another -scale)", d.Old.Bytes, d.New.Bytes)
 	}
 	return "no samples"
 }

@@ -319,3 +319,24 @@ func TestBenchCompareRun(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestBenchCompareRenamedAndResized: a target whose version changed pairs
+// by its name; a workload of another size gets no verdict.
+func TestBenchCompareRenamedAndResized(t *testing.T) {
+	run := func(label string, bytes int64, ms float64) *benchReport {
+		r := &benchReport{Workloads: []benchWorkload{{ID: "W1", Bytes: bytes, Results: []benchResult{
+			{Label: label, Name: "kern", Status: benchOK, Bytes: bytes, SamplesNS: samplesMS(10, ms, 0.01)},
+			{Label: "optimized", Name: "optimized", Status: benchOK, Bytes: bytes, SamplesNS: samplesMS(10, 5, 0.01)},
+		}}}}
+		r.finish()
+		return r
+	}
+	ds := compareBench(run("kern 1.0", 1e6, 10), run("kern 1.1", 1e6, 8))
+	if len(ds) != 2 || ds[0].Label != "kern 1.0 -> kern 1.1" || !ds[0].significant() || !(ds[0].Ratio < 0.81) {
+		t.Errorf("renamed: %+v", ds)
+	}
+	ds = compareBench(run("kern 1.0", 1e6, 10), run("kern 1.0", 2e6, 10))
+	if len(ds) != 2 || ds[0].timed() || !strings.Contains(whyNotCompared(ds[0]), "another -scale") {
+		t.Errorf("resized: %+v, %q", ds, whyNotCompared(ds[0]))
+	}
+}
