@@ -37,8 +37,9 @@ type benchConfig struct {
 	profile      scatter.Profile
 	scale        int
 	jsonPath     string
-	format       string // "table" or "benchstat"
-	compare      string // -compare OLD.json
+	format       string  // "table" or "benchstat"
+	compare      string  // -compare OLD.json
+	failSlower   float64 // -fail-slower PCT: exit 1 when a target is slower by more (negative: never)
 	timeout      time.Duration
 	startTimeout time.Duration
 }
@@ -110,11 +111,12 @@ func benchFlags(fs *flag.FlagSet) func() (*benchConfig, error) {
 	jsonPath := fs.String("json", "", "write the results as JSON to this file")
 	format := fs.String("format", "table", "the output: table, or benchstat (the samples as Go benchmark lines, for benchstat)")
 	compare := fs.String("compare", "", "OLD.json: show the change since this -json file of an earlier run (with a second file NEW.json as argument: compare the two files, run nothing)")
+	failSlower := fs.Float64("fail-slower", -1, "with -compare: exit 1 when a target is slower than in OLD by more than this many percent, beyond the noise (p < 0.05)")
 	timeout := fs.Duration("timeout", defaultBenchTimeout, "the most one bench request to an -impl may take, transfer included")
 	startTimeout := fs.Duration("start-timeout", protocol.DefaultStartTimeout, "the most an -impl may take to start and answer hello")
 	return func() (*benchConfig, error) {
 		cfg := &benchConfig{impls: impls, repeat: *repeat, warmup: *warmup, scale: *scale, jsonPath: *jsonPath,
-			format: *format, compare: *compare, timeout: *timeout, startTimeout: *startTimeout}
+			format: *format, compare: *compare, failSlower: *failSlower, timeout: *timeout, startTimeout: *startTimeout}
 		var err error
 		if cfg.profile, err = scatter.ParseProfile(*profile); err != nil {
 			return nil, err
@@ -151,6 +153,8 @@ func benchFlags(fs *flag.FlagSet) func() (*benchConfig, error) {
 		switch {
 		case cfg.format != "table" && cfg.format != "benchstat":
 			return nil, fmt.Errorf("-format must be table or benchstat, not %q", cfg.format)
+		case cfg.failSlower >= 0 && cfg.compare == "":
+			return nil, fmt.Errorf("-fail-slower goes with -compare OLD.json")
 		case cfg.format == "benchstat" && cfg.compare != "":
 			return nil, fmt.Errorf("-format benchstat does not go with -compare: give benchstat the two runs written with -format benchstat")
 		case len(cfg.workloads) == 0:
@@ -219,9 +223,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	} else {
 		rep.print(stdout)
 	}
+	slower := false
 	if old != nil {
 		fmt.Fprintln(stdout)
 		printCompare(stdout, cfg.compare, old, orDefault(cfg.jsonPath, "this run"), rep)
+		slower = failSlower(stdout, cfg.failSlower, old, rep)
 	}
 	warnTo := stdout
 	if cfg.format == "benchstat" {
@@ -252,7 +258,29 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	if slower {
+		code = 1
+	}
 	return code
+}
+
+// failSlower reports whether a target got slower than in old by more than
+// pct percent, beyond the noise, and says which; pct < 0 never.
+func failSlower(w io.Writer, pct float64, old, cur *benchReport) bool {
+	if pct < 0 {
+		return false
+	}
+	var slow []string
+	for _, d := range compareBench(old, cur) {
+		if d.significant() && d.Ratio > 1+pct/100 {
+			slow = append(slow, fmt.Sprintf("%s %s %+.1f%%", d.Workload, d.Label, 100*(d.Ratio-1)))
+		}
+	}
+	if len(slow) == 0 {
+		return false
+	}
+	fmt.Fprintf(w, "\nFAIL: slower than OLD by more than %g%% (-fail-slower): %s\n", pct, strings.Join(slow, "; "))
+	return true
 }
 
 // compareFiles is scattercheck bench -compare OLD.json NEW.json: no flag
@@ -260,7 +288,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 func compareFiles(fs *flag.FlagSet, oldPath, newPath string, stdout, stderr io.Writer) int {
 	var extra []string
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "compare" {
+		if f.Name != "compare" && f.Name != "fail-slower" {
 			extra = append(extra, "-"+f.Name)
 		}
 	})
@@ -279,6 +307,10 @@ func compareFiles(fs *flag.FlagSet, oldPath, newPath string, stdout, stderr io.W
 		return 2
 	}
 	printCompare(stdout, oldPath, old, newPath, cur)
+	pct, _ := strconv.ParseFloat(fs.Lookup("fail-slower").Value.String(), 64)
+	if failSlower(stdout, pct, old, cur) {
+		return 1
+	}
 	return 0
 }
 

@@ -340,3 +340,26 @@ func TestBenchCompareRenamedAndResized(t *testing.T) {
 		t.Errorf("resized: %+v, %q", ds, whyNotCompared(ds[0]))
 	}
 }
+
+// TestBenchFailSlower: -fail-slower fails a comparison where a target got
+// slower, beyond the noise, by more than the percentage given, not below
+// it.
+func TestBenchFailSlower(t *testing.T) {
+	run := func(ms float64) string {
+		return writeBenchFile(t, &benchReport{Profile: "torch-2", Scale: 1, Repeat: 10, Workloads: []benchWorkload{{ID: "W1", Bytes: 1e6,
+			Results: []benchResult{{Label: "kern 1", Name: "kern", Status: benchOK, Bytes: 1e6, SamplesNS: samplesMS(10, ms, 0.01)}}}}})
+	}
+	old, cur := run(10), run(12) // 20% slower
+	for _, c := range []struct {
+		pct  string
+		code int
+	}{{"10", 1}, {"30", 0}} {
+		code, out, errs := runCmd(t, nil, "bench", "-compare", old, "-fail-slower", c.pct, cur)
+		if code != c.code || (code == 1) != strings.Contains(out, "FAIL: slower than OLD by more than "+c.pct+"% (-fail-slower): W1 kern 1 +19.9%") {
+			t.Errorf("-fail-slower %s: exit %d, want %d\n%s%s", c.pct, code, c.code, out, errs)
+		}
+	}
+	if code, _, errs := runCmd(t, nil, "bench", "-fail-slower", "5", "-workloads", "W1"); code != 2 || !strings.Contains(errs, "goes with -compare") {
+		t.Errorf("-fail-slower alone: exit %d, %q", code, errs)
+	}
+}
