@@ -525,6 +525,31 @@ func TestSeedReproducible(t *testing.T) {
 	if lines[0] == "" || lines[0] != lines[1] {
 		t.Errorf("two runs with -seed 7 found\n%s\n%s", lines[0], lines[1])
 	}
+	// the failure's rerun line, run, finds the same call
+	cfg := parseConfig(t, "-checks", "40", "-suites", "random,spec", "-seed", "7")
+	r := runTarget(offByOne{reference.New(scatter.Torch2)}, nil, cfg, scatter.Torch2)
+	r.fillDetails()
+	var rerun string
+	for _, cr := range r.Cases {
+		if cr.ID == "random/scatter_add/float32" && cr.Failure != nil {
+			_, rerun, _ = strings.Cut(r.details(cr), "\nrerun: scattercheck ")
+		}
+	}
+	if want := "-profile torch-2 -level conformant -seed 7 -checks 40 -suites random -ops scatter_add\n"; rerun != want {
+		t.Fatalf("rerun line %q, want %q", rerun, want)
+	}
+	cfg = parseConfig(t, strings.Fields(rerun)...)
+	r = runTarget(offByOne{reference.New(scatter.Torch2)}, nil, cfg, scatter.Torch2)
+	r.fillDetails()
+	again := ""
+	for _, cr := range r.Cases {
+		if cr.ID == "random/scatter_add/float32" && cr.Failure != nil {
+			again = cr.Failure.Request
+		}
+	}
+	if again != lines[0] {
+		t.Errorf("the rerun line found\n%s\nnot\n%s", again, lines[0])
+	}
 	// -seed 0 picks one that a JSON reader holding numbers as doubles
 	// reads back exactly
 	if s := parseConfig(t, "-seed", "0").seed; s == 0 || s >= 1<<53 {

@@ -289,7 +289,7 @@ func writeJUnit(path string, runs []*runReport, strictXfail bool) error {
 			switch cr.Status {
 			case stFail, stUnsup:
 				f := cr.Failure
-				jc.Failure = &junitMessage{Message: f.Summary, Type: f.Kind, Text: cr.details()}
+				jc.Failure = &junitMessage{Message: f.Summary, Type: f.Kind, Text: r.details(cr)}
 				s.Failures++
 			case stSkip:
 				jc.Skipped = &junitMessage{Message: cr.Reason}
@@ -299,7 +299,7 @@ func writeJUnit(path string, runs []*runReport, strictXfail bool) error {
 				if cr.Reason != "" {
 					msg += ": " + cr.Reason
 				}
-				jc.Skipped = &junitMessage{Message: msg, Text: cr.details()}
+				jc.Skipped = &junitMessage{Message: msg, Text: r.details(cr)}
 				s.Skipped++
 			case stXpass:
 				msg := "XPASS: expected to fail (" + orDash(cr.Reason) + ") but passed"

@@ -66,6 +66,9 @@ type runReport struct {
 	// with -strict-xfail.
 	Settings    string
 	StrictXfail bool
+	// rerun are the flags that draw this run's random calls and
+	// properties again (gateConfig.rerunFlags; "" for a merged run)
+	rerun string
 
 	// views reports whether a call reached the implementation with its
 	// views as views (protocol.Client.SendsViews; nil for a built-in
@@ -81,7 +84,7 @@ func (r *runReport) requestLine(call scatter.Call) string {
 
 func newRunReport(cfg *gateConfig, p scatter.Profile, ii implInfo) *runReport {
 	r := &runReport{Impl: ii, Profile: p, Level: cfg.level, Seed: cfg.seed, Checks: cfg.checks, Shard: cfg.shard.String(),
-		Selection: cfg.selection(), Settings: cfg.settings(), StrictXfail: cfg.strictXfail}
+		Selection: cfg.selection(), Settings: cfg.settings(), StrictXfail: cfg.strictXfail, rerun: cfg.rerunFlags(p)}
 	for _, s := range allSuites {
 		if cfg.suites[s] {
 			r.Suites = append(r.Suites, s)
@@ -140,6 +143,48 @@ func (cfg *gateConfig) settings() string {
 		parts = append(parts, fmt.Sprintf("-max-process-failures %d", cfg.maxProcFailures))
 	}
 	return strings.Join(parts, " ")
+}
+
+// rerunFlags are the gate's flags that run a random case or a property
+// again as this run drew it (its draws come from -seed and the case's
+// name, whatever else runs): the implementation, profile, level, seed,
+// checks, the properties' tier and the flags that change what is sent.
+func (cfg *gateConfig) rerunFlags(p scatter.Profile) string {
+	var parts []string
+	if cfg.impl != "" {
+		parts = append(parts, "-impl "+shQuote(cfg.impl))
+	}
+	parts = append(parts, "-profile "+p.String(), "-level "+cfg.level.String(), fmt.Sprintf("-seed %d -checks %d", cfg.seed, cfg.checks))
+	if cfg.propTier != properties.TierDefault {
+		parts = append(parts, "-properties-tier "+cfg.propTier.String())
+	}
+	if cfg.stridedCalls {
+		parts = append(parts, "-strided-calls")
+	}
+	if cfg.allowUnsupported {
+		parts = append(parts, "-allow-unsupported")
+	}
+	if cfg.timeout != defaultTimeout {
+		parts = append(parts, "-timeout "+cfg.timeout.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// details is cr.details() with, for a random case or a property of a run
+// the gate made, the command that runs it again.
+func (r *runReport) details(cr *caseResult) string {
+	d := cr.details()
+	if r.rerun == "" || !drawn(cr.ID) {
+		return d
+	}
+	only := "-suites random -ops " + string(cr.Op)
+	if cr.Source == suiteProperties {
+		only = "-suites properties"
+		if cr.Op != "" {
+			only += " -ops " + string(cr.Op)
+		}
+	}
+	return strings.TrimRight(d, "\n") + "\nrerun: scattercheck " + r.rerun + " " + only + "\n"
 }
 
 // caseResult is the outcome of one case: a spec case, a fixture, or the
@@ -605,7 +650,7 @@ func (r *runReport) printFailures(w io.Writer, verbose bool) {
 			fmt.Fprintf(w, "\n... %d more failures in full with -v (or in -json / -junit / -repro-dir)\n", len(fails)-i)
 			break
 		}
-		fmt.Fprintf(w, "\n--- %s %s\n%s\n", strings.ToUpper(string(cr.Status)), cr.ID, cr.details())
+		fmt.Fprintf(w, "\n--- %s %s\n%s\n", strings.ToUpper(string(cr.Status)), cr.ID, r.details(cr))
 	}
 }
 

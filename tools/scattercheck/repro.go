@@ -148,7 +148,7 @@ func writeRepro(folder, name string, r *runReport, cr *caseResult) error {
 		// call as it stands (a note, for a call not written, stays alone)
 		files["request.jsonl"] = replay(bytes.TrimSuffix(line, []byte("\n")))
 	}
-	files["report.txt"] = []byte(cr.details() + "\n")
+	files["report.txt"] = []byte(r.details(cr) + "\n")
 	for n, b := range files {
 		if err := os.WriteFile(filepath.Join(folder, n), b, 0o644); err != nil {
 			return err
