@@ -124,3 +124,12 @@ func TestSettings(t *testing.T) {
 		t.Errorf("loadXfail: digest %q, want 64 hex digits", l.digest)
 	}
 }
+
+// TestInterruptedLineNamesShard: a shard cut short says which shard, and
+// counts its own cases.
+func TestInterruptedLineNamesShard(t *testing.T) {
+	got := interruptedLine("the -deadline of 3s was reached after 5s", 10, 20, &gateConfig{shard: shard{index: 2, count: 4}})
+	if !strings.HasPrefix(got, "INCOMPLETE: shard 2/4: the -deadline of 3s was reached after 5s: 10 of about 20 of its cases done") {
+		t.Errorf("%q", got)
+	}
+}

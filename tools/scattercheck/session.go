@@ -567,6 +567,9 @@ func interruptedLine(reason string, judged, total int, cfg *gateConfig) string {
 		}
 	}
 	s := fmt.Sprintf("INCOMPLETE: %s: %d of about %d cases done (passed, failed or skipped)", reason, judged, total)
+	if cfg.shard.count > 1 {
+		s = fmt.Sprintf("INCOMPLETE: shard %v: %s: %d of about %d of its cases done (passed, failed or skipped)", cfg.shard, reason, judged, total)
+	}
 	switch len(files) {
 	case 1:
 		s += "; " + files[0] + " holds what was judged"
