@@ -1,16 +1,20 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/scatterconf/scatter"
@@ -42,6 +46,9 @@ type benchConfig struct {
 	failSlower   float64 // -fail-slower PCT: exit 1 when a target is slower by more (negative: never)
 	timeout      time.Duration
 	startTimeout time.Duration
+	// ctx, when done (SIGINT, SIGTERM, SIGHUP), cuts the run short:
+	// what was timed is reported, marked incomplete (nil: never)
+	ctx context.Context
 }
 
 // Defaults and bounds of the bench's flags.
@@ -217,6 +224,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	cfg.ctx = ctx
 	rep := runBenchConfig(cfg, stderr)
 	if cfg.format == "benchstat" {
 		rep.writeBenchstat(stdout)
@@ -237,7 +247,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(warnTo, "warning:", w)
 	}
 	code := 0
-	if !rep.OK {
+	if rep.Incomplete != "" {
+		fmt.Fprintf(warnTo, "INCOMPLETE: %s: %d of %d workloads timed, reported above\n", rep.Incomplete, len(rep.Workloads), len(cfg.workloads))
+		code = 1
+	} else if !rep.OK {
 		if cfg.format == "benchstat" {
 			for _, w := range rep.Workloads {
 				for _, res := range w.Results {
@@ -449,7 +462,7 @@ func openTargets(cfg *benchConfig) []*benchTarget {
 		t := &benchTarget{Kind: "impl", Command: cmd, RSS: implRSS}
 		known, rssErr := implRoots()
 		c, err := protocol.NewClient(cmd, protocol.ClientOptions{BenchTimeout: cfg.timeout, Timeout: cfg.timeout,
-			StartTimeout: cfg.startTimeout})
+			StartTimeout: cfg.startTimeout, Context: cfg.ctx})
 		if err != nil {
 			t.Label = unique(fmt.Sprintf("impl%d", i+1))
 			t.StartErr = err.Error()
@@ -709,7 +722,11 @@ func runBenchConfig(cfg *benchConfig, progress io.Writer) *benchReport {
 	mc := &memcpy{size: max(memcpyBytes/cfg.scale, memcpyMinBytes)}
 	rep.Memcpy.Bytes = 2 * int64(mc.size)
 	passes := [][2]int{{0, (cfg.repeat + 1) / 2}, {1, cfg.repeat / 2}}
+	cut := func() bool { return cfg.ctx != nil && cfg.ctx.Err() != nil }
 	for k, w := range cfg.workloads {
+		if cut() {
+			break
+		}
 		mc.round(cfg.repeat)
 		rep.Memcpy.Rounds++
 		wl := workload.MustGet(w, cfg.scale)
@@ -738,7 +755,13 @@ func runBenchConfig(cfg *benchConfig, progress io.Writer) *benchReport {
 					// over all the target's requests on the workload, or none
 					rss[i] = targets[i].startRSS(targets, &results[i])
 				}
+				if cut() {
+					break
+				}
 				ns, err := targets[i].time(wl.Call, cfg.warmup, p[1])
+				if cut() {
+					break // the workload in flight is left out
+				}
 				if err != nil {
 					targets[i].classify(&results[i], err)
 					var pe *protocol.ProcessError
@@ -765,14 +788,23 @@ func runBenchConfig(cfg *benchConfig, progress io.Writer) *benchReport {
 				results[i].Status = benchOK
 			}
 		}
+		if cut() {
+			break
+		}
 		br.Results = results
 		rep.Workloads = append(rep.Workloads, br)
 		runtime.GC() // the workload's data goes before the next is built
 	}
-	mc.round(cfg.repeat)
-	rep.Memcpy.Rounds++
+	if !cut() {
+		mc.round(cfg.repeat)
+		rep.Memcpy.Rounds++
+	}
 	rep.Memcpy.SamplesNS = mc.ns
 	rep.finish()
+	if cut() {
+		rep.OK = false
+		rep.Incomplete = "cut short by a signal (SIGINT, SIGTERM or SIGHUP)"
+	}
 	rep.Seconds = time.Since(t0).Seconds()
 	return rep
 }

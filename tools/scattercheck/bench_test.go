@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -632,5 +634,44 @@ func TestBenchHang(t *testing.T) {
 	}
 	if res := r.result(t, "W3", "optimized"); res.Status != benchOK {
 		t.Errorf("W3 optimized: %+v", res)
+	}
+}
+
+// cancelOnWrite cancels a context on its n-th write (the bench's n-th
+// progress line: the n-th workload begins).
+type cancelOnWrite struct {
+	n      int
+	seen   *int
+	cancel func()
+}
+
+func (c cancelOnWrite) Write(p []byte) (int, error) {
+	if *c.seen++; *c.seen >= c.n {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// TestBenchCutShort: a bench cut short (a signal) reports the workloads
+// timed until then, marked incomplete and not ok; the one in flight is
+// left out.
+func TestBenchCutShort(t *testing.T) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	parse := benchFlags(fs)
+	if err := fs.Parse([]string{"-scale", "1000", "-repeat", "2", "-workloads", "W1,W2,W3"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg.ctx = ctx
+	seen := 0
+	rep := runBenchConfig(cfg, cancelOnWrite{n: 2, seen: &seen, cancel: cancel})
+	if rep.Incomplete == "" || rep.OK || len(rep.Workloads) != 1 || rep.Workloads[0].ID != "W1" ||
+		rep.Workloads[0].Results[0].Status != benchOK {
+		t.Errorf("cut at W2: incomplete %q, ok %v, workloads %+v", rep.Incomplete, rep.OK, rep.Workloads)
 	}
 }

@@ -24,20 +24,23 @@ const benchSchema = 2
 // benchReport is the whole run (the -json file; within a schema, fields
 // are only ever added).
 type benchReport struct {
-	Tool      string          `json:"tool"`
-	Schema    int             `json:"schema"`
-	Date      string          `json:"date"` // the run's start, RFC 3339, UTC
-	OK        bool            `json:"ok"`   // no target failed a workload
-	Profile   string          `json:"profile"`
-	Scale     int             `json:"scale"`
-	Repeat    int             `json:"repeat"`
-	Warmup    int             `json:"warmup"` // untimed calls per target, workload and pass
-	Seconds   float64         `json:"seconds"`
-	Machine   benchMachine    `json:"machine"`
-	Memcpy    benchMemcpy     `json:"memcpy"`
-	Targets   []*benchTarget  `json:"targets"`
-	Workloads []benchWorkload `json:"workloads"`
-	Pairs     []benchPair     `json:"pairs"`
+	Tool   string `json:"tool"`
+	Schema int    `json:"schema"`
+	Date   string `json:"date"` // the run's start, RFC 3339, UTC
+	OK     bool   `json:"ok"`   // no target failed a workload, and the run was not cut short
+	// Incomplete says why the run was cut short ("" when it was not):
+	// the workloads timed until then are reported, the one in flight not.
+	Incomplete string          `json:"incomplete,omitempty"`
+	Profile    string          `json:"profile"`
+	Scale      int             `json:"scale"`
+	Repeat     int             `json:"repeat"`
+	Warmup     int             `json:"warmup"` // untimed calls per target, workload and pass
+	Seconds    float64         `json:"seconds"`
+	Machine    benchMachine    `json:"machine"`
+	Memcpy     benchMemcpy     `json:"memcpy"`
+	Targets    []*benchTarget  `json:"targets"`
+	Workloads  []benchWorkload `json:"workloads"`
+	Pairs      []benchPair     `json:"pairs"`
 	// Warnings are the figures not to take at face value (finish): a
 	// speed past what this host's memory moves, times spread widely.
 	Warnings []string `json:"warnings,omitempty"`
