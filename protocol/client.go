@@ -321,8 +321,9 @@ func carriesView(call scatter.Call) bool {
 // its row ids and strides), so that it times the call on the same layout;
 // otherwise they are materialised. (Run sends contiguous tensors unless
 // ClientOptions.CallViews says otherwise: by default the gate's verdicts
-// do not depend on the claim.) A time that is
-// negative, or not one per run, is a *ProcessError of kind KindGarbage.
+// do not depend on the claim.) Times that are not one per run, one under
+// a nanosecond (negative, or a coarse timer's zero), or that add up to
+// more than the request took are a *ProcessError of kind KindGarbage.
 func (c *Client) Bench(call scatter.Call, repeat int) ([]float64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -344,9 +345,9 @@ func (c *Client) Bench(call scatter.Call, repeat int) ([]float64, error) {
 		}
 		total := 0.0
 		for _, s := range ans.Seconds {
-			if s <= 0 {
+			if s < 0.5e-9 { // 0 ns, as the bench counts them
 				return nil, c.fail(KindGarbage, id, OpBench, fmt.Sprintf("a time of %v s: not a measurement "+
-					"(a negative one, or a zero from a timer too coarse for the call)", s))
+					"(a negative one, or under a nanosecond: a zero from a timer too coarse for the call)", s))
 			}
 			total += s
 		}

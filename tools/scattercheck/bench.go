@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/scatterconf/scatter"
@@ -193,7 +190,8 @@ func msgOf(err error) string {
 // runBench is scattercheck bench: it returns 0 when every target timed
 // or declined every workload, 1 when a target failed one, 2 for a usage
 // error. With -compare OLD.json NEW.json it compares the files and runs
-// nothing (0, or 2 when a file cannot be read).
+// nothing (0; 1 with -fail-slower for a slower or broken NEW; 2 when a
+// file cannot be read).
 func runBench(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scattercheck bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -224,8 +222,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := cutContext(context.Background())
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal ends the process, as without the bench's handler
+	}()
 	cfg.ctx = ctx
 	rep := runBenchConfig(cfg, stderr)
 	if cfg.format == "benchstat" {
@@ -277,22 +279,39 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// failSlower reports whether a target got slower than in old by more than
-// pct percent, beyond the noise, and says which; pct < 0 never.
+// failSlower reports whether NEW fails -fail-slower pct against OLD, and
+// says why: a target slower than in OLD by more than pct percent, beyond
+// the noise; NEW cut short or with a failed target; a target timed in OLD
+// that NEW did not time; or nothing timed in both. pct < 0: never.
 func failSlower(w io.Writer, pct float64, old, cur *benchReport) bool {
 	if pct < 0 {
 		return false
 	}
-	var slow []string
+	var why []string
+	if cur.Incomplete != "" {
+		why = append(why, "NEW was cut short: "+cur.Incomplete)
+	} else if !cur.OK {
+		why = append(why, "a target failed a workload in NEW")
+	}
+	compared := 0
 	for _, d := range compareBench(old, cur) {
-		if d.significant() && d.Ratio > 1+pct/100 {
-			slow = append(slow, fmt.Sprintf("%s %s %+.1f%%", d.Workload, d.Label, 100*(d.Ratio-1)))
+		switch {
+		case d.timed():
+			compared++
+			if d.significant() && d.Ratio > 1+pct/100 {
+				why = append(why, fmt.Sprintf("%s %s %+.1f%%", d.Workload, d.Label, 100*(d.Ratio-1)))
+			}
+		case d.Old != nil && d.Old.Status == benchOK:
+			why = append(why, fmt.Sprintf("%s %s timed in OLD, not in NEW (%s)", d.Workload, d.Label, whyNotCompared(d)))
 		}
 	}
-	if len(slow) == 0 {
+	if compared == 0 {
+		why = append(why, "nothing timed in both runs")
+	}
+	if len(why) == 0 {
 		return false
 	}
-	fmt.Fprintf(w, "\nFAIL: slower than OLD by more than %g%% (-fail-slower): %s\n", pct, strings.Join(slow, "; "))
+	fmt.Fprintf(w, "\nFAIL: -fail-slower %g%%: %s\n", pct, strings.Join(why, "; "))
 	return true
 }
 
@@ -778,7 +797,7 @@ func runBenchConfig(cfg *benchConfig, progress io.Writer) *benchReport {
 		}
 		for i, t := range targets {
 			switch {
-			case !active[i]:
+			case !active[i] || cut():
 			case rss[i]:
 				t.endRSS(&results[i])
 			case t.backend != nil:

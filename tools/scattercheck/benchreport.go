@@ -179,6 +179,7 @@ func (r *benchReport) finish() {
 		m.MinGBs = float64(m.Bytes) / float64(max(slices.Max(m.SamplesNS), 1))
 	}
 	r.OK = true
+	r.Warnings = nil
 	for wi := range r.Workloads {
 		w := &r.Workloads[wi]
 		for i := range w.Results {

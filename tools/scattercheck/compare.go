@@ -246,10 +246,10 @@ func (d *benchDelta) significant() bool { return d.timed() && d.P < compareAlpha
 
 // compareBench pairs the results of two runs by workload and target
 // label: NEW's workloads and targets in its order, then what only OLD
-// has. A target whose label changed (its version: "mykernel 1.0", then
-// "mykernel 1.1") pairs by its name where, on that workload, one result
-// of that name is left unpaired on each side; its label is then
-// "OLD -> NEW".
+// has. An outside implementation whose label changed (its version:
+// "mykernel 1.0", then "mykernel 1.1") pairs by its name and command
+// where, on that workload, one result of that name is left unpaired on
+// each side; its label is then "OLD -> NEW".
 func compareBench(old, cur *benchReport) []benchDelta {
 	find := func(r *benchReport, id, label string) *benchResult {
 		for wi := range r.Workloads {
@@ -288,7 +288,8 @@ func compareBench(old, cur *benchReport) []benchDelta {
 			res := &w.Results[ri]
 			d := benchDelta{Workload: w.ID, Label: res.Label, Old: find(old, w.ID, res.Label), New: res}
 			if d.Old == nil && res.Name != "" {
-				if os, ns := unpaired(old, cur, w.ID, res.Name), unpaired(cur, old, w.ID, res.Name); len(os) == 1 && len(ns) == 1 {
+				os, ns := unpaired(old, cur, w.ID, res.Name), unpaired(cur, old, w.ID, res.Name)
+				if len(os) == 1 && len(ns) == 1 && sameImpl(old.target(os[0].Label), cur.target(res.Label)) {
 					d.Old, d.Label = os[0], os[0].Label+" -> "+res.Label
 				}
 			}
@@ -315,6 +316,23 @@ func compareBench(old, cur *benchReport) []benchDelta {
 		_, d.P = mannWhitney(floats(d.New.SamplesNS), floats(d.Old.SamplesNS))
 	}
 	return ds
+}
+
+// sameImpl reports whether two targets are one outside implementation run
+// by the same command (a built-in's label never changes: two built-ins
+// of one name are two backends, optimized and optimized-deterministic).
+func sameImpl(a, b *benchTarget) bool {
+	return a != nil && b != nil && a.Kind == "impl" && b.Kind == "impl" && a.Command == b.Command
+}
+
+// target is the run's target of this label, or nil.
+func (r *benchReport) target(label string) *benchTarget {
+	for _, t := range r.Targets {
+		if t.Label == label {
+			return t
+		}
+	}
+	return nil
 }
 
 func floats(ns []int64) []float64 {
@@ -344,6 +362,14 @@ func printCompare(w io.Writer, oldName string, old *benchReport, newName string,
 	fmt.Fprintf(w, "scattercheck bench -compare: the change from OLD to NEW, by workload and target label\n")
 	fmt.Fprintf(w, "  OLD %s: %s\n  NEW %s: %s\n", oldName, runDesc(old), newName, runDesc(cur))
 	var notes []string
+	for _, r := range []struct {
+		which string
+		rep   *benchReport
+	}{{"OLD", old}, {"NEW", cur}} {
+		if r.rep.Incomplete != "" {
+			notes = append(notes, r.which+" was cut short ("+r.rep.Incomplete+"): its workloads after that are missing")
+		}
+	}
 	if old.Scale != cur.Scale {
 		notes = append(notes, fmt.Sprintf("OLD ran at -scale %d, NEW at %d: the workloads differ", old.Scale, cur.Scale))
 	}

@@ -324,7 +324,8 @@ func TestBenchCompareRun(t *testing.T) {
 // by its name; a workload of another size gets no verdict.
 func TestBenchCompareRenamedAndResized(t *testing.T) {
 	run := func(label string, bytes int64, ms float64) *benchReport {
-		r := &benchReport{Workloads: []benchWorkload{{ID: "W1", Bytes: bytes, Results: []benchResult{
+		r := &benchReport{Targets: []*benchTarget{{Label: label, Name: "kern", Kind: "impl", Command: "./kern"},
+			{Label: "optimized", Name: "optimized", Kind: "built-in"}}, Workloads: []benchWorkload{{ID: "W1", Bytes: bytes, Results: []benchResult{
 			{Label: label, Name: "kern", Status: benchOK, Bytes: bytes, SamplesNS: samplesMS(10, ms, 0.01)},
 			{Label: "optimized", Name: "optimized", Status: benchOK, Bytes: bytes, SamplesNS: samplesMS(10, 5, 0.01)},
 		}}}}
@@ -335,6 +336,12 @@ func TestBenchCompareRenamedAndResized(t *testing.T) {
 	if len(ds) != 2 || ds[0].Label != "kern 1.0 -> kern 1.1" || !ds[0].significant() || !(ds[0].Ratio < 0.81) {
 		t.Errorf("renamed: %+v", ds)
 	}
+	// two built-ins of one name are two backends
+	a, b := run("kern 1.0", 1e6, 10), run("kern 1.0", 1e6, 10)
+	b.Targets[1].Label, b.Workloads[0].Results[1].Label = "optimized-deterministic", "optimized-deterministic"
+	if ds = compareBench(a, b); len(ds) != 3 || ds[1].Old != nil || ds[2].New != nil {
+		t.Errorf("optimized against optimized-deterministic: %+v", ds)
+	}
 	ds = compareBench(run("kern 1.0", 1e6, 10), run("kern 1.0", 2e6, 10))
 	if len(ds) != 2 || ds[0].timed() || !strings.Contains(whyNotCompared(ds[0]), "another -scale") {
 		t.Errorf("resized: %+v, %q", ds, whyNotCompared(ds[0]))
@@ -343,21 +350,34 @@ func TestBenchCompareRenamedAndResized(t *testing.T) {
 
 // TestBenchFailSlower: -fail-slower fails a comparison where a target got
 // slower, beyond the noise, by more than the percentage given, not below
-// it.
+// it; and one whose NEW run was cut short, or did not time a target OLD
+// timed.
 func TestBenchFailSlower(t *testing.T) {
-	run := func(ms float64) string {
-		return writeBenchFile(t, &benchReport{Profile: "torch-2", Scale: 1, Repeat: 10, Workloads: []benchWorkload{{ID: "W1", Bytes: 1e6,
-			Results: []benchResult{{Label: "kern 1", Name: "kern", Status: benchOK, Bytes: 1e6, SamplesNS: samplesMS(10, ms, 0.01)}}}}})
+	report := func(ms float64) *benchReport {
+		return &benchReport{Profile: "torch-2", Scale: 1, Repeat: 10, Workloads: []benchWorkload{{ID: "W1", Bytes: 1e6,
+			Results: []benchResult{{Label: "kern 1", Name: "kern", Status: benchOK, Bytes: 1e6, SamplesNS: samplesMS(10, ms, 0.01)}}}}}
 	}
-	old, cur := run(10), run(12) // 20% slower
+	old, cur := writeBenchFile(t, report(10)), writeBenchFile(t, report(12)) // 20% slower
 	for _, c := range []struct {
 		pct  string
 		code int
 	}{{"10", 1}, {"30", 0}} {
 		code, out, errs := runCmd(t, nil, "bench", "-compare", old, "-fail-slower", c.pct, cur)
-		if code != c.code || (code == 1) != strings.Contains(out, "FAIL: slower than OLD by more than "+c.pct+"% (-fail-slower): W1 kern 1 +19.9%") {
+		if code != c.code || (code == 1) != strings.Contains(out, "FAIL: -fail-slower "+c.pct+"%: W1 kern 1 +19.9%") {
 			t.Errorf("-fail-slower %s: exit %d, want %d\n%s%s", c.pct, code, c.code, out, errs)
 		}
+	}
+	cut := report(10)
+	cut.Workloads = nil
+	writeBenchFile(t, cut) // finish, then cut short as a signal leaves it
+	cut.OK, cut.Incomplete = false, "cut short by a signal"
+	cutPath := filepath.Join(t.TempDir(), "cut.json")
+	if err := cut.writeJSON(cutPath); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCmd(t, nil, "bench", "-compare", old, "-fail-slower", "30", cutPath)
+	if code != 1 || !strings.Contains(out, "NEW was cut short") || !strings.Contains(out, "W1 kern 1 timed in OLD, not in NEW (only in OLD") {
+		t.Errorf("-fail-slower against a cut-short run: exit %d\n%s", code, out)
 	}
 	if code, _, errs := runCmd(t, nil, "bench", "-fail-slower", "5", "-workloads", "W1"); code != 2 || !strings.Contains(errs, "goes with -compare") {
 		t.Errorf("-fail-slower alone: exit %d, %q", code, errs)

@@ -10,11 +10,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -179,7 +177,7 @@ func dashboard(table []framework, args []string, stdout, stderr io.Writer) int {
 	// handler) and its report not written, an install or repro in flight
 	// is ended, and no other framework is run; README.md is still
 	// rewritten from the reports there are.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := cutContext(context.Background())
 	defer stop()
 	cfg.ctx = ctx
 	code := 0

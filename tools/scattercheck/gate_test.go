@@ -525,8 +525,9 @@ func TestSeedReproducible(t *testing.T) {
 	if lines[0] == "" || lines[0] != lines[1] {
 		t.Errorf("two runs with -seed 7 found\n%s\n%s", lines[0], lines[1])
 	}
-	// the failure's rerun line, run, finds the same call
-	cfg := parseConfig(t, "-checks", "40", "-suites", "random,spec", "-seed", "7")
+	// the failure's rerun line, run, finds the same call (an -impl run's:
+	// the command is only quoted here, the backend is the same)
+	cfg := parseConfig(t, "-impl", "impl", "-checks", "40", "-suites", "random,spec", "-seed", "7")
 	r := runTarget(offByOne{reference.New(scatter.Torch2)}, nil, cfg, scatter.Torch2)
 	r.fillDetails()
 	var rerun string
@@ -535,7 +536,7 @@ func TestSeedReproducible(t *testing.T) {
 			_, rerun, _ = strings.Cut(r.details(cr), "\nrerun: scattercheck ")
 		}
 	}
-	if want := "-profile torch-2 -level conformant -seed 7 -checks 40 -suites random -ops scatter_add\n"; rerun != want {
+	if want := "-impl 'impl' -profile torch-2 -level conformant -seed 7 -checks 40 -suites random -ops scatter_add"; rerun != want {
 		t.Fatalf("rerun line %q, want %q", rerun, want)
 	}
 	cfg = parseConfig(t, strings.Fields(rerun)...)

@@ -148,12 +148,13 @@ func (cfg *gateConfig) settings() string {
 // rerunFlags are the gate's flags that run a random case or a property
 // again as this run drew it (its draws come from -seed and the case's
 // name, whatever else runs): the implementation, profile, level, seed,
-// checks, the properties' tier and the flags that change what is sent.
+// checks, the properties' tier and the flags that change what is sent;
+// "" for the built-in backends, which run together.
 func (cfg *gateConfig) rerunFlags(p scatter.Profile) string {
-	var parts []string
-	if cfg.impl != "" {
-		parts = append(parts, "-impl "+shQuote(cfg.impl))
+	if cfg.impl == "" {
+		return "" // the built-ins run together, each at its own level
 	}
+	parts := []string{"-impl " + shQuote(cfg.impl)}
 	parts = append(parts, "-profile "+p.String(), "-level "+cfg.level.String(), fmt.Sprintf("-seed %d -checks %d", cfg.seed, cfg.checks))
 	if cfg.propTier != properties.TierDefault {
 		parts = append(parts, "-properties-tier "+cfg.propTier.String())
@@ -184,7 +185,7 @@ func (r *runReport) details(cr *caseResult) string {
 			only += " -ops " + string(cr.Op)
 		}
 	}
-	return strings.TrimRight(d, "\n") + "\nrerun: scattercheck " + r.rerun + " " + only + "\n"
+	return d + "\nrerun: scattercheck " + r.rerun + " " + only
 }
 
 // caseResult is the outcome of one case: a spec case, a fixture, or the

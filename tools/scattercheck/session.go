@@ -140,7 +140,7 @@ func plannedCases(cfg *gateConfig) map[string]int {
 // returned stops it.
 func (s *session) watch() func() {
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	notifyCut(sigs)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
