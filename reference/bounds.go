@@ -185,7 +185,8 @@ package reference
 // outward to the dtype; with a float32 accumulator of 16-bit data, the
 // interval's ends are rounded to nearest once, as for sums, and that one
 // rounding gives ±Inf where the interval reaches the dtype's thr (a
-// partial product past 65504 is a float32 value, not an overflow). The magnitude interval gets the exact sign.
+// partial product past 65504 is a float32 value, not an overflow). The
+// magnitude interval gets the exact sign.
 // A product's error does not depend on the tree (every multiplication
 // scales the whole product by its 1+δ), so (2) cannot be tightened by
 // ordering as sums are; small groups are enumerated instead.

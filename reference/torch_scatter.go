@@ -387,11 +387,10 @@ func planTorchScatter(c scatter.TorchScatter, prof scatter.Profile) (*plan, errs
 		if err := tsDimShapeError(c, k, d); err != nil {
 			e = append(e, err)
 		}
-		if k != kSum && k != kMean && c.Index.DType() != scatter.DTInt64 && (c.Src.NumEl() > 0 || k != kProd) {
-			// the kernels read the index as int64 (kernel): a rule the
-			// call breaks too, and the library's own error where it
-			// sizes out from the index (no out, no dim_size: checked on
-			// torch_scatter 2.1.2, torch 2.14.1 and 2.6.0)
+		if k != kSum && k != kMean && kernelReadsIndex(k, c) {
+			// a rule the call breaks too, and the library's own error
+			// where it sizes out from the index (no out, no dim_size:
+			// checked on torch_scatter 2.1.2, torch 2.14.1 and 2.6.0)
 			e.add(scatter.ErrIndexDType, "expected scalar type Long but found %v", c.Index.DType())
 		}
 		return nil, e
@@ -648,6 +647,13 @@ func (ts tsCall) meanCount(e *errs, out scatter.Tensor, p *plan) bool {
 	return true
 }
 
+// kernelReadsIndex reports whether the kernel of k (mul, min or max) reads
+// c's index as int64 and it is not: every call but mul's of an empty src
+// (kernel).
+func kernelReadsIndex(k kind, c scatter.TorchScatter) bool {
+	return c.Index.DType() != scatter.DTInt64 && (c.Src.NumEl() > 0 || k != kProd)
+}
+
 // kernel is scatter_mul, scatter_min and scatter_max: torch_scatter's C++
 // scatter_cpu, in its order:
 //
@@ -722,7 +728,7 @@ func (ts tsCall) kernel() (*plan, errs) {
 		e.add(scatter.ErrShapeMismatch, "Input mismatch: out has %d dimensions, src %d", c.Out.Dim(), len(S))
 		return nil, e
 	}
-	if c.Index.DType() != scatter.DTInt64 && (bn > 0 || ts.k != kProd) {
+	if kernelReadsIndex(ts.k, c) {
 		e.add(scatter.ErrIndexDType, "expected scalar type Long but found %v", c.Index.DType())
 	}
 	if bn > 0 && dt == scatter.DTBool {

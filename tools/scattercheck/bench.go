@@ -207,7 +207,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case fs.NArg() == 1 && cfg.compare != "":
-		return compareFiles(fs, cfg.compare, fs.Arg(0), stdout, stderr)
+		return compareFiles(fs, cfg.compare, fs.Arg(0), cfg.failSlower, stdout, stderr)
 	case fs.NArg() > 1 && cfg.compare != "":
 		fmt.Fprintf(stderr, "scattercheck bench: unexpected argument %q (-compare OLD.json takes one NEW.json, %q)\n", fs.Arg(1), fs.Arg(0))
 		return 2
@@ -317,7 +317,7 @@ func failSlower(w io.Writer, pct float64, old, cur *benchReport) bool {
 
 // compareFiles is scattercheck bench -compare OLD.json NEW.json: no flag
 // that shapes a run may come with it.
-func compareFiles(fs *flag.FlagSet, oldPath, newPath string, stdout, stderr io.Writer) int {
+func compareFiles(fs *flag.FlagSet, oldPath, newPath string, failPct float64, stdout, stderr io.Writer) int {
 	var extra []string
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name != "compare" && f.Name != "fail-slower" {
@@ -339,8 +339,7 @@ func compareFiles(fs *flag.FlagSet, oldPath, newPath string, stdout, stderr io.W
 		return 2
 	}
 	printCompare(stdout, oldPath, old, newPath, cur)
-	pct, _ := strconv.ParseFloat(fs.Lookup("fail-slower").Value.String(), 64)
-	if failSlower(stdout, pct, old, cur) {
+	if failSlower(stdout, failPct, old, cur) {
 		return 1
 	}
 	return 0

@@ -251,15 +251,22 @@ func (d *benchDelta) significant() bool { return d.timed() && d.P < compareAlpha
 // where, on that workload, one result of that name is left unpaired on
 // each side; its label is then "OLD -> NEW".
 func compareBench(old, cur *benchReport) []benchDelta {
-	find := func(r *benchReport, id, label string) *benchResult {
+	// results are a run's results on workload id, in its order
+	results := func(r *benchReport, id string) []*benchResult {
+		var rs []*benchResult
 		for wi := range r.Workloads {
-			if r.Workloads[wi].ID != id {
-				continue
-			}
-			for ri := range r.Workloads[wi].Results {
-				if res := &r.Workloads[wi].Results[ri]; res.Label == label {
-					return res
+			if r.Workloads[wi].ID == id {
+				for ri := range r.Workloads[wi].Results {
+					rs = append(rs, &r.Workloads[wi].Results[ri])
 				}
+			}
+		}
+		return rs
+	}
+	find := func(r *benchReport, id, label string) *benchResult {
+		for _, res := range results(r, id) {
+			if res.Label == label {
+				return res
 			}
 		}
 		return nil
@@ -267,18 +274,9 @@ func compareBench(old, cur *benchReport) []benchDelta {
 	// unpaired lists a run's results on workload id named name whose
 	// label the other run does not have
 	unpaired := func(r, other *benchReport, id, name string) []*benchResult {
-		var us []*benchResult
-		for wi := range r.Workloads {
-			if r.Workloads[wi].ID != id {
-				continue
-			}
-			for ri := range r.Workloads[wi].Results {
-				if res := &r.Workloads[wi].Results[ri]; res.Name == name && find(other, id, res.Label) == nil {
-					us = append(us, res)
-				}
-			}
-		}
-		return us
+		return slices.DeleteFunc(results(r, id), func(res *benchResult) bool {
+			return res.Name != name || find(other, id, res.Label) != nil
+		})
 	}
 	paired := map[*benchResult]bool{} // OLD's results paired
 	var ds []benchDelta

@@ -233,10 +233,7 @@ func mergeReports(inputs []mergeInput, strictXfail bool) (jsonReport, []*runRepo
 				byKey[key] = m
 				order = append(order, key)
 			}
-			label := input.name
-			if jr.Shard != "" {
-				label += " (shard " + jr.Shard + ")"
-			}
+			label := fileLabel(input.name, jr.Shard)
 			set := fmt.Sprintf("seed %d, checks %d", jr.Seed, jr.Checks)
 			if jr.Settings != "" {
 				set += ", " + jr.Settings
@@ -291,11 +288,7 @@ func mergeReports(inputs []mergeInput, strictXfail bool) (jsonReport, []*runRepo
 	// otherwise: not one run
 	versionGap := ""
 	if len(versions) > 1 {
-		var vs []string
-		for _, v := range slices.Sorted(maps.Keys(versions)) {
-			vs = append(vs, strings.Join(versions[v], ", ")+": "+v)
-		}
-		versionGap = "the inputs were written by different versions of scattercheck (" + strings.Join(vs, "; ") + ")"
+		versionGap = "the inputs were written by different versions of scattercheck (" + groupsText(versions) + ")"
 	}
 	var warnings []string
 	for _, w := range warnOrder {
@@ -315,11 +308,7 @@ func mergeReports(inputs []mergeInput, strictXfail bool) (jsonReport, []*runRepo
 		name := labels[key]
 		differ := ""
 		if len(m.settings) > 1 {
-			var sets []string
-			for _, set := range slices.Sorted(maps.Keys(m.settings)) {
-				sets = append(sets, strings.Join(m.settings[set], ", ")+": "+set)
-			}
-			differ = "the inputs ran with different settings (" + strings.Join(sets, "; ") + ")"
+			differ = "the inputs ran with different settings (" + groupsText(m.settings) + ")"
 			if len(m.shards) == 0 {
 				warnings = append(warnings, fmt.Sprintf("%s: %s; they are merged all the same", name, differ))
 			}
@@ -404,10 +393,24 @@ func inputLabel(in mergeInput) string {
 			shards = append(shards, jr.Shard)
 		}
 	}
-	if len(shards) == 0 {
-		return in.name
+	return fileLabel(in.name, shards...)
+}
+
+// fileLabel is "FILE" or "FILE (shard I/N, ...)".
+func fileLabel(name string, shards ...string) string {
+	if shards = slices.DeleteFunc(shards, func(s string) bool { return s == "" }); len(shards) == 0 {
+		return name
 	}
-	return in.name + " (shard " + strings.Join(shards, ", ") + ")"
+	return name + " (shard " + strings.Join(shards, ", ") + ")"
+}
+
+// groupsText writes what the inputs differ in, by value: "a, b: X; c: Y".
+func groupsText(byValue map[string][]string) string {
+	var gs []string
+	for _, v := range slices.Sorted(maps.Keys(byValue)) {
+		gs = append(gs, strings.Join(byValue[v], ", ")+": "+v)
+	}
+	return strings.Join(gs, "; ")
 }
 
 // runLabels names each merged run in messages: "NAME (PROFILE)", or,

@@ -127,22 +127,38 @@ func (cfg *gateConfig) selection() string {
 // -xfail file goes by its contents, whatever its path.
 func (cfg *gateConfig) settings() string {
 	var parts []string
-	if cfg.allowUnsupported {
-		parts = append(parts, "-allow-unsupported")
-	}
-	if cfg.stridedCalls {
-		parts = append(parts, "-strided-calls")
-	}
-	if cfg.xfailPath != "" {
-		parts = append(parts, "-xfail sha256:"+cfg.xfailDigest)
-	}
-	if cfg.timeout != defaultTimeout {
-		parts = append(parts, "-timeout "+cfg.timeout.String())
-	}
-	if cfg.maxProcFailures != defaultMaxProcFailures {
-		parts = append(parts, fmt.Sprintf("-max-process-failures %d", cfg.maxProcFailures))
+	for _, f := range cfg.verdictFlags() {
+		parts = append(parts, f.text)
 	}
 	return strings.Join(parts, " ")
+}
+
+// verdictFlag is one of the flags settings names, and whether a rerun of a
+// drawn case carries it (rerunFlags: those that change what is sent).
+type verdictFlag struct {
+	text  string
+	rerun bool
+}
+
+// verdictFlags are the flags settings names, in its order.
+func (cfg *gateConfig) verdictFlags() []verdictFlag {
+	var fs []verdictFlag
+	if cfg.allowUnsupported {
+		fs = append(fs, verdictFlag{"-allow-unsupported", true})
+	}
+	if cfg.stridedCalls {
+		fs = append(fs, verdictFlag{"-strided-calls", true})
+	}
+	if cfg.xfailPath != "" {
+		fs = append(fs, verdictFlag{"-xfail sha256:" + cfg.xfailDigest, false})
+	}
+	if cfg.timeout != defaultTimeout {
+		fs = append(fs, verdictFlag{"-timeout " + cfg.timeout.String(), true})
+	}
+	if cfg.maxProcFailures != defaultMaxProcFailures {
+		fs = append(fs, verdictFlag{fmt.Sprintf("-max-process-failures %d", cfg.maxProcFailures), false})
+	}
+	return fs
 }
 
 // rerunFlags are the gate's flags that run a random case or a property
@@ -159,14 +175,10 @@ func (cfg *gateConfig) rerunFlags(p scatter.Profile) string {
 	if cfg.propTier != properties.TierDefault {
 		parts = append(parts, "-properties-tier "+cfg.propTier.String())
 	}
-	if cfg.stridedCalls {
-		parts = append(parts, "-strided-calls")
-	}
-	if cfg.allowUnsupported {
-		parts = append(parts, "-allow-unsupported")
-	}
-	if cfg.timeout != defaultTimeout {
-		parts = append(parts, "-timeout "+cfg.timeout.String())
+	for _, f := range cfg.verdictFlags() {
+		if f.rerun {
+			parts = append(parts, f.text)
+		}
 	}
 	return strings.Join(parts, " ")
 }
