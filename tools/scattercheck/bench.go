@@ -188,7 +188,8 @@ func msgOf(err error) string {
 }
 
 // runBench is scattercheck bench: it returns 0 when every target timed
-// or declined every workload, 1 when a target failed one, 2 for a usage
+// or declined every workload and one timed at least one, 1 when a target
+// failed one or nothing was timed, 2 for a usage
 // error. With -compare OLD.json NEW.json it compares the files and runs
 // nothing (0; 1 with -fail-slower for a slower or broken NEW; 2 when a
 // file cannot be read).
@@ -261,9 +262,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 					}
 				}
 			}
-			fmt.Fprintln(stderr, "scattercheck bench: FAIL: a target failed a workload")
+			fmt.Fprintln(stderr, "scattercheck bench: FAIL:", rep.failText())
 		} else {
-			fmt.Fprintln(stdout, "\nFAIL: a target failed a workload")
+			fmt.Fprintln(stdout, "\nFAIL:", rep.failText())
 		}
 		code = 1
 	}
@@ -291,7 +292,7 @@ func failSlower(w io.Writer, pct float64, old, cur *benchReport) bool {
 	if cur.Incomplete != "" {
 		why = append(why, "NEW was cut short: "+cur.Incomplete)
 	} else if !cur.OK {
-		why = append(why, "a target failed a workload in NEW")
+		why = append(why, "NEW: "+cur.failText())
 	}
 	compared := 0
 	for _, d := range compareBench(old, cur) {

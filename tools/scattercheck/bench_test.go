@@ -501,12 +501,27 @@ func TestBenchRestartRSS(t *testing.T) {
 }
 
 // TestBenchUnsupportedOnly: a target that declines everything is no
-// failure.
+// failure, but is named in a warning; a run in which nothing at all was
+// timed fails (a bench job that measured nothing must not pass).
 func TestBenchUnsupportedOnly(t *testing.T) {
-	code, out, errb := runCmd(t, nil, "bench", "-scale", "1000", "-repeat", "1", "-workloads", "W6",
-		"-targets", "none", "-impl", helperImpl(t, "unsupported"))
-	if code != 0 || !strings.Contains(out, "unsupported: this helper does not time calls") {
-		t.Fatalf("exit %d\n%s%s", code, out, errb)
+	for _, tc := range []struct {
+		targets string
+		code    int
+		fail    bool
+	}{{"none", 1, true}, {"optimized", 0, false}} {
+		t.Run("targets="+tc.targets, func(t *testing.T) {
+			js := filepath.Join(t.TempDir(), "bench.json")
+			code, out, errb := runCmd(t, nil, "bench", "-scale", "1000", "-repeat", "1", "-workloads", "W6,W1",
+				"-targets", tc.targets, "-impl", helperImpl(t, "unsupported"), "-json", js)
+			if code != tc.code || !strings.Contains(out, "unsupported: this helper does not time calls") ||
+				!strings.Contains(out, "warning: helper-unsupported 1 timed no workload: it declined 2 of 2 (this helper does not time calls)") ||
+				strings.Contains(out, "FAIL: nothing was timed: every target declined every workload") != tc.fail {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, out, errb)
+			}
+			if r := benchJSON(t, js); r.OK == tc.fail || len(r.Warnings) != 1 {
+				t.Errorf("ok %v, warnings %q", r.OK, r.Warnings)
+			}
+		})
 	}
 }
 
@@ -582,8 +597,9 @@ func TestBenchFigures(t *testing.T) {
 	if got := ratioText(4, "b") + "; " + ratioText(0.25, "b"); got != "4.00x faster than b; 4.00x slower than b" {
 		t.Errorf("ratio text %q", got)
 	}
-	if len(r.Warnings) != 0 {
-		t.Errorf("warnings for plausible figures: %q", r.Warnings)
+	// plausible figures, and c declined what it was asked
+	if len(r.Warnings) != 1 || r.Warnings[0] != "c timed no workload: it declined 1 of 2 (no)" {
+		t.Errorf("warnings: %q", r.Warnings)
 	}
 	r.Workloads[1].Results[2].Status = benchFailed
 	r.finish()

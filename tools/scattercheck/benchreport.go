@@ -27,7 +27,7 @@ type benchReport struct {
 	Tool   string `json:"tool"`
 	Schema int    `json:"schema"`
 	Date   string `json:"date"` // the run's start, RFC 3339, UTC
-	OK     bool   `json:"ok"`   // no target failed a workload, and the run was not cut short
+	OK     bool   `json:"ok"`   // no target failed a workload, one timed at least one, and the run was not cut short
 	// Incomplete says why the run was cut short ("" when it was not):
 	// the workloads timed until then are reported, the one in flight not.
 	Incomplete string          `json:"incomplete,omitempty"`
@@ -220,6 +220,7 @@ func (r *benchReport) finish() {
 			}
 		}
 	}
+	r.noteUntimed()
 	r.Pairs = nil
 	for i, a := range r.Targets {
 		for _, b := range r.Targets[i+1:] {
@@ -245,6 +246,56 @@ func (r *benchReport) finish() {
 			}
 		}
 	}
+}
+
+// noteUntimed warns of a target that declined every workload it was
+// given (an implementation that does not offer bench, or not these
+// operations): its row says unsupported, which is no failure. When no
+// target timed anything, the run is not OK: a bench that measured
+// nothing must not pass a CI job.
+func (r *benchReport) noteUntimed() {
+	timedAny := false
+	for _, w := range r.Workloads {
+		for _, res := range w.Results {
+			timedAny = timedAny || res.Status == benchOK
+		}
+	}
+	for _, t := range r.Targets {
+		timed, declined, reason := 0, 0, ""
+		for _, w := range r.Workloads {
+			for _, res := range w.Results {
+				switch {
+				case res.Label != t.Label:
+				case res.Status == benchOK:
+					timed++
+				case res.Status == benchUnsupported:
+					declined++
+					if reason == "" {
+						reason = res.Reason
+					}
+				}
+			}
+		}
+		if timed == 0 && declined > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s timed no workload: it declined %d of %d (%s)", t.Label, declined, len(r.Workloads), reason))
+		}
+	}
+	if !timedAny && len(r.Workloads) > 0 && r.Incomplete == "" {
+		r.OK = false
+	}
+}
+
+// failText says why a finished run is not OK: a failed target, or
+// nothing timed.
+func (r *benchReport) failText() string {
+	for _, w := range r.Workloads {
+		for _, res := range w.Results {
+			if res.Status == benchFailed {
+				return "a target failed a workload"
+			}
+		}
+	}
+	return "nothing was timed: every target declined every workload"
 }
 
 // speedup returns target a's speed-up over b on the workload, if both
