@@ -44,6 +44,15 @@ type Target struct {
 	// a failure's protocol request line then carries them, so that
 	// replaying it reproduces the failure. Nil: the line is contiguous.
 	Views func(scatter.Call) bool
+	// AllowUnsupported: the backend may decline (scatter.ErrNotSupported)
+	// a call of an operation and dtypes it claims, such as a reduction,
+	// an index dtype or a layout it does not cover, which Info cannot
+	// name; the spec then skips a case it declines, with its reason, as
+	// the gate's -allow-unsupported does. Without it such a decline
+	// fails the case: the backend claims the call. (The properties skip a
+	// declined case either way, and skip a property in which no call that
+	// should succeed was judged.)
+	AllowUnsupported bool
 }
 
 // SendsViews reports whether call reaches t's backend with its views as

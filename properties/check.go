@@ -156,6 +156,37 @@ type PropertyReport struct {
 	ExpectedErrors, Unsupported, Vacuous int
 }
 
+// UnjudgedPrefix begins the reason of a property skipped because no call
+// that should succeed was judged: every case was declined as unsupported,
+// was a call that must fail, or did not meet the property's premise, and
+// at least one was declined. UnjudgedAll ends the reason when every case
+// was declined.
+const (
+	UnjudgedPrefix = "no call that should succeed was judged: "
+	UnjudgedAll    = " cases answered unsupported"
+)
+
+// Unjudged returns why the property judged no call that should succeed
+// (UnjudgedPrefix and the counts), or "" when it judged one, failed, or
+// the backend declined none of its cases (a property of error paths
+// alone, such as differential/broken, judges only calls that must fail).
+func (p PropertyReport) Unjudged() string {
+	if p.Failed || p.Unsupported == 0 || p.Unsupported+p.Vacuous+p.ExpectedErrors < p.Cases {
+		return ""
+	}
+	if p.Unsupported == p.Cases {
+		return UnjudgedPrefix + fmt.Sprintf("all %d", p.Cases) + UnjudgedAll
+	}
+	parts := []string{fmt.Sprintf("of %d cases, %d answered unsupported", p.Cases, p.Unsupported)}
+	if p.ExpectedErrors > 0 {
+		parts = append(parts, fmt.Sprintf("%d calls that must fail", p.ExpectedErrors))
+	}
+	if p.Vacuous > 0 {
+		parts = append(parts, fmt.Sprintf("%d did not meet the property's premise", p.Vacuous))
+	}
+	return UnjudgedPrefix + strings.Join(parts, ", ")
+}
+
 // Failed reports whether any property failed.
 func (r Report) Failed() bool {
 	for _, p := range r.Properties {
@@ -285,6 +316,10 @@ func checkAll(t TB, target Target, budget Budget, tt *testing.T) Report {
 				defer func() { pr.Failed = sub.Failed() }()
 				runRapid(&reproTB{TB: sub}, n, seed, ctx.property)
 				sub.Logf("%s", st.summary())
+				if why := st.report(sub.Failed()).Unjudged(); why != "" {
+					pr.Skipped = why
+					sub.Skip(why)
+				}
 			})
 		} else {
 			s := &subTB{parent: t, name: p.name}
@@ -301,6 +336,9 @@ func checkAll(t TB, target Target, budget Budget, tt *testing.T) Report {
 			pr.Failure = strings.Join(s.errors, "\n")
 			if s.skipped != "" && !s.failed {
 				pr.Skipped = s.skipped
+			} else if why := st.report(s.failed).Unjudged(); why != "" {
+				pr.Skipped = why
+				t.Logf("%s: skipped: %s", p.name, why)
 			}
 			if pr.Failed {
 				failures = append(failures, fmt.Sprintf("property %s failed on %s (%v, %v):\n%s", p.name, rep.Backend, target.Profile, lvl, pr.Failure))

@@ -27,7 +27,10 @@
 // conformant level (Target.Level may raise it to strict). A property whose
 // operations the backend does not claim is skipped with the reason, dtypes
 // it does not claim are never drawn, an answer of scatter.ErrNotSupported
-// skips the case, and an unavailable backend skips everything.
+// skips the case (a property in which no call that should succeed was
+// judged, every case declined, a call that must fail or vacuous, is
+// skipped with the counts: PropertyReport.Unjudged), and an unavailable
+// backend skips everything.
 //
 // # The properties
 //

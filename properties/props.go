@@ -179,6 +179,12 @@ func (s *propState) casesUntilFailure() int {
 	return s.cases
 }
 
+// report is the property's counts as its PropertyReport gives them.
+func (s *propState) report(failed bool) PropertyReport {
+	return PropertyReport{Cases: s.casesUntilFailure(), Failed: failed,
+		ExpectedErrors: s.expectedErrors, Unsupported: s.unsupported, Vacuous: s.vacuous}
+}
+
 func (s *propState) summary() string {
 	n := s.casesUntilFailure()
 	str := fmt.Sprintf("%d cases (%d expected errors, %d vacuous, %d declined as unsupported)", n, s.expectedErrors, s.vacuous, s.unsupported)

@@ -1,6 +1,7 @@
 package properties_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -92,6 +93,45 @@ func TestSkipsUnclaimed(t *testing.T) {
 		if !slices.Contains(b.ops, scatter.Op(op)) || !slices.Contains([]string{"float32", "int64"}, dt) {
 			t.Errorf("the backend was given an unclaimed operation or dtype: %s", k)
 		}
+	}
+}
+
+// TestSkipsUnjudged: a property in which the backend declined every case
+// it drew (here scatter_reduce's mean, which the backend claims with the
+// operation but does not compute) is skipped with the reason, not passed:
+// no call that should succeed was judged.
+func TestSkipsUnjudged(t *testing.T) {
+	noFailFiles(t)
+	b := &partial{
+		base:   reference.New(scatter.Torch2),
+		ops:    []scatter.Op{scatter.OpScatterAdd, scatter.OpScatterReduce},
+		dtypes: []scatter.DType{scatter.DTFloat32, scatter.DTInt64},
+		decline: func(c scatter.Call) bool {
+			x, ok := c.(scatter.ScatterReduce)
+			return ok && x.Reduce == scatter.ReduceMean
+		},
+		seen: map[string]bool{},
+	}
+	rec := &recorder{name: t.Name()}
+	rep := properties.CheckTB(rec, properties.Target{Backend: b, Profile: scatter.Torch2},
+		properties.Budget{Tier: properties.TierShort, Match: "^(metamorphic/mean-is-sum-over-count|differential/scatter_add)$"})
+	if rep.Failed() || rec.failed {
+		t.Fatalf("a partial backend failed:\n%s", strings.Join(rec.errors, "\n"))
+	}
+	for _, p := range rep.Properties {
+		switch p.Name {
+		case "metamorphic/mean-is-sum-over-count":
+			if want := fmt.Sprintf("%sall %d%s", properties.UnjudgedPrefix, p.Cases, properties.UnjudgedAll); p.Cases == 0 || p.Skipped != want || p.Unjudged() != want {
+				t.Errorf("%s: skipped %q, want %q", p.Name, p.Skipped, want)
+			}
+		case "differential/scatter_add":
+			if p.Skipped != "" || p.Unjudged() != "" {
+				t.Errorf("%s: skipped %q", p.Name, p.Skipped)
+			}
+		}
+	}
+	if len(rep.Properties) != 2 {
+		t.Errorf("ran %d properties, want 2", len(rep.Properties))
 	}
 }
 

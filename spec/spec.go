@@ -14,6 +14,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"github.com/scatterconf/scatter"
 	"github.com/scatterconf/scatter/check"
 	"github.com/scatterconf/scatter/reference"
+	"github.com/scatterconf/scatter/repro"
 )
 
 // Target is a backend to check and the truth it is judged against
@@ -63,6 +65,10 @@ type Failure struct {
 	Target   string // backend name and version, profile, level
 	Call     string
 	Problems []string
+	// Declined is the backend's reason when it answered ErrNotSupported
+	// to the claimed call (the one problem then): DescribeBackend skips
+	// the case with it under Target.AllowUnsupported.
+	Declined string
 }
 
 func (f *Failure) Error() string {
@@ -128,7 +134,8 @@ func CheckCase(t Target, c Case) error {
 		problem("the backend modified its input tensors:\n%v", o.Modified)
 	}
 	if scatter.CodeOf(err) == scatter.ErrNotSupported {
-		problem("the backend answered unsupported for a call it claims: %v", err)
+		problem("the backend answered unsupported for a call it claims (Target.AllowUnsupported skips such a case): %v", err)
+		f.Declined = err.Error()
 		return f
 	}
 
@@ -147,6 +154,17 @@ func CheckCase(t Target, c Case) error {
 		return f
 	}
 	return nil
+}
+
+// declinedSkip returns why to skip a case whose CheckCase failed with err:
+// the backend declined the call and t.AllowUnsupported lets it; "" when
+// the failure stands.
+func declinedSkip(t Target, err error) string {
+	var f *Failure
+	if !t.AllowUnsupported || !errors.As(err, &f) || f.Declined == "" || len(f.Problems) != 1 {
+		return ""
+	}
+	return "the backend declines the call (Target.AllowUnsupported): " + f.Declined
 }
 
 // recordedResult and recordedErr are the case's own outcome as a backend
@@ -228,8 +246,11 @@ var describedCases = sync.OnceValue(Cases)
 // A spec is skipped, with the reason, when the backend is unavailable
 // (Info().Unavailable), when the case's Profiles exclude t.Profile, or when
 // the backend does not claim the case's operation on one of its data
-// dtypes (SkipReason). Otherwise it fails with CheckCase's report; a panic
-// inside the backend is caught and reported as the backend's failure.
+// dtypes (SkipReason), or, under t.AllowUnsupported, when the backend
+// declines the call (ErrNotSupported). Otherwise it fails with CheckCase's
+// report and the call's reproductions (repro.Block: its protocol request
+// line and a PyTorch one-liner); a panic inside the backend is caught and
+// reported as the backend's failure.
 func DescribeBackend(t Target) bool {
 	info := t.Backend.Info()
 	text := fmt.Sprintf("backend %s %s under %v at the %v level", info.Name, info.Version, t.Profile, t.JudgeLevel())
@@ -240,7 +261,10 @@ func DescribeBackend(t Target) bool {
 					ginkgo.Skip(reason)
 				}
 				if err := CheckCase(t, c); err != nil {
-					ginkgo.Fail(err.Error())
+					if reason := declinedSkip(t, err); reason != "" {
+						ginkgo.Skip(reason)
+					}
+					ginkgo.Fail(err.Error() + repro.Block("reproduce", c.Call, t.SendsViews(c.Call)))
 				}
 			})
 		}

@@ -195,6 +195,15 @@ var _ = Describe("CheckCase", func() {
 		}}
 		err := CheckCase(Target{Backend: b, Profile: scatter.Torch2}, findCase(exampleName))
 		Expect(err).To(MatchError(ContainSubstring("unsupported")))
+		Expect(declinedSkip(Target{Backend: b, Profile: scatter.Torch2}, err)).To(BeEmpty())
+		// a backend that covers only some of a claimed operation's calls
+		// (Target.AllowUnsupported): the case is skipped with its reason
+		Expect(declinedSkip(Target{Backend: b, Profile: scatter.Torch2, AllowUnsupported: true}, err)).To(
+			Equal("the backend declines the call (Target.AllowUnsupported): unsupported: no"))
+		// but not when the decline is not its only problem
+		m := fakeBackend{info: scatter.Info{Name: "lazy-mutating"}, inner: b, mutate: true}
+		err = CheckCase(Target{Backend: m, Profile: scatter.Torch2, AllowUnsupported: true}, findCase(exampleName))
+		Expect(declinedSkip(Target{Backend: m, Profile: scatter.Torch2, AllowUnsupported: true}, err)).To(BeEmpty())
 	})
 
 	It("fails a wrong value and a wrong error code, printing the source", func() {

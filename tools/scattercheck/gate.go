@@ -1013,8 +1013,8 @@ const (
 	declinedRandom        = "every call was answered unsupported (not offered)"
 	declinedResultsPrefix = "every call that should succeed was answered unsupported"
 	declinedResultsRandom = declinedResultsPrefix + " (not offered): only the %d calls that must fail were judged"
-	declinedProperty      = "no call that should succeed was judged: "
-	declinedEvery         = " cases answered unsupported" // ends declinedProperty's reason when all were
+	declinedProperty      = properties.UnjudgedPrefix
+	declinedEvery         = properties.UnjudgedAll // ends declinedProperty's reason when all were
 )
 
 // randomCaseID is the case id of the random calls of one operation and

@@ -137,8 +137,6 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 		}
 		cr.Note = strings.Join(notes, "; ")
 		switch {
-		case pr.Skipped != "" && !pr.Failed:
-			cr.Status, cr.Reason = stSkip, pr.Skipped
 		case pr.Failed:
 			cr.Status = stFail
 			cr.Failure = propertyFailure(pr, p, cfg.level, rep.Seed, g)
@@ -152,10 +150,11 @@ func runPropertiesPart(g *guarded, cfg *gateConfig, p scatter.Profile) []*caseRe
 			}
 			f.Summary = summarize(f, nil)
 			cr.fail(f, false)
-		case pr.Unsupported > 0 && pr.Unsupported+pr.Vacuous+pr.ExpectedErrors >= pr.Cases:
-			// no call that should succeed was judged: not a pass
+		case pr.Skipped != "":
+			// a property that does not apply, or one in which no call
+			// that should succeed was judged (pr.Unjudged): not a pass
 			// (checkNothingPassed counts on it)
-			cr.Status, cr.Reason = stSkip, declinedProperty+declinedWhy(pr)
+			cr.Status, cr.Reason = stSkip, pr.Skipped
 		default:
 			cr.Status = stPass
 			cr.ErrorsOnly = pr.Vacuous+pr.ExpectedErrors >= pr.Cases
@@ -332,20 +331,4 @@ func propertiesTarget(g *guarded, p scatter.Profile, cfg *gateConfig) properties
 		t.Views = c.SendsViews
 	}
 	return t
-}
-
-// declinedWhy says what became of the cases of a property that judged no
-// call that should succeed.
-func declinedWhy(pr properties.PropertyReport) string {
-	if pr.Unsupported == pr.Cases {
-		return fmt.Sprintf("all %d", pr.Cases) + declinedEvery
-	}
-	parts := []string{fmt.Sprintf("of %d cases, %d answered unsupported", pr.Cases, pr.Unsupported)}
-	if pr.ExpectedErrors > 0 {
-		parts = append(parts, fmt.Sprintf("%d calls that must fail", pr.ExpectedErrors))
-	}
-	if pr.Vacuous > 0 {
-		parts = append(parts, fmt.Sprintf("%d did not meet the property's premise", pr.Vacuous))
-	}
-	return strings.Join(parts, ", ")
 }
