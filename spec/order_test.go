@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,5 +48,90 @@ func TestCheckCaseConformantAcceptsAnotherOrder(t *testing.T) {
 	}
 	if err := CheckCase(Target{Backend: b, Profile: scatter.Torch113, Level: scatter.Strict}, *c); err == nil {
 		t.Error("strict level accepts 2058 where PyTorch's order gives 2048")
+	}
+}
+
+// reversed answers like the reference on the call with every source row
+// reversed: for orderCases, whose index is all zeros, the contributions
+// folded in the reverse order.
+type reversed struct{ scatter.Backend }
+
+func (r reversed) Info() scatter.Info {
+	i := r.Backend.Info()
+	i.Deterministic = false
+	return i
+}
+
+func (r reversed) Run(c scatter.Call) (scatter.Result, error) {
+	c = scatter.CloneCall(c)
+	switch x := c.(type) {
+	case scatter.ScatterAdd:
+		x.Src = flipRows(x.Src)
+		c = x
+	case scatter.Scatter:
+		x.Src = flipRows(x.Src)
+		c = x
+	case scatter.ScatterReduce:
+		x.Src = flipRows(x.Src)
+		c = x
+	case scatter.IndexReduce:
+		x.Source = flipRows(x.Source)
+		c = x
+	case scatter.TorchScatter:
+		x.Src = flipRows(x.Src)
+		c = x
+	case scatter.TensorScatter:
+		x.Src = flipRows(x.Src)
+		c = x
+	}
+	return r.Backend.Run(c)
+}
+
+// flipRows reverses each row (the last dimension) of a float tensor.
+func flipRows(t scatter.Tensor) scatter.Tensor {
+	n := t.Shape[len(t.Shape)-1]
+	flip := func(v []float64) {
+		for i := 0; i < len(v); i += n {
+			slices.Reverse(v[i : i+n])
+		}
+	}
+	if v, ok := scatter.Values[float64](t); ok {
+		flip(v)
+		return scatter.FromSlice(v, t.Shape...)
+	}
+	v, _ := scatter.Values[float32](t)
+	w := make([]float64, len(v))
+	for i, x := range v {
+		w[i] = float64(x)
+	}
+	flip(w)
+	for i, x := range w {
+		v[i] = float32(x)
+	}
+	return scatter.FromSlice(v, t.Shape...)
+}
+
+// TestOrderCases: every case of orderCases passes a backend that folds
+// in the reverse order at the conformant level (a correct sum) and fails
+// it at the strict level (not PyTorch's order); the reference passes both.
+func TestOrderCases(t *testing.T) {
+	cs := orderCases()
+	if len(cs) != 18 {
+		t.Fatalf("%d order cases, want 18", len(cs))
+	}
+	ref := reference.New(scatter.Torch2)
+	for _, c := range cs {
+		t.Run(c.Name, func(t *testing.T) {
+			if err := CheckCase(Target{Backend: ref, Profile: scatter.Torch2}, c); err != nil {
+				t.Errorf("the reference fails:\n%v", err)
+			}
+			b := reversed{ref}
+			if err := CheckCase(Target{Backend: b, Profile: scatter.Torch2}, c); err != nil {
+				t.Errorf("conformant level rejects a correct sum in the reverse order:\n%v", err)
+			}
+			if err := CheckCase(Target{Backend: b, Profile: scatter.Torch2, Level: scatter.Strict}, c); err == nil {
+				t.Error("strict level accepts the reverse order")
+			}
+		})
 	}
 }

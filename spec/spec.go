@@ -36,7 +36,8 @@ type Target = check.Target
 // with an earlier result of Cases): the documented examples, the rule pairs,
 // the calls that break two rules (the order of PyTorch's checks), the
 // verified edge cases of SEMANTICS.md §12, the float32 groups that no
-// order rounds as a float64 accumulation does, the regressions the live
+// order rounds as a float64 accumulation does, the float sums that only
+// the canonical order gives (strict targets), the regressions the live
 // differential test found, the calls that pin bugs only a chosen call
 // shows (pins.go), the sizes cases (large and wide tensors), the
 // unseen identities of amax and amin without self, and the recorded
@@ -48,6 +49,7 @@ func Cases() []Case {
 	cs = append(cs, precedenceCases()...)
 	cs = append(cs, edgeCases()...)
 	cs = append(cs, accumulationCases()...)
+	cs = append(cs, orderCases()...)
 	cs = append(cs, regressions()...)
 	cs = append(cs, pinCases()...)
 	cs = append(cs, sizesCases()...)
