@@ -25,7 +25,9 @@ var Ops = []Op{OpScatter, OpScatterAdd, OpScatterReduce, OpIndexReduce, OpGather
 type Reduce string
 
 // The reductions. scatter takes ReduceNone, ReduceAdd and ReduceMultiply;
-// scatter_reduce takes sum, prod, mean, amax and amin; index_reduce takes
+// scatter_reduce takes sum, prod, mean, amax and amin, and under the
+// torch-2 and torch-2.6 profiles also max and min as amax and amin
+// (Profile.ReduceAliases: PyTorch 2 takes them; 1.13 raises); index_reduce takes
 // prod, mean, amax and amin; torch_scatter.scatter takes sum (also spelled
 // add), mul, mean, min and max, with ReduceNone meaning sum.
 const (
@@ -108,7 +110,7 @@ type ScatterReduce struct {
 	Dim         int
 	Index       Tensor
 	Src         Tensor
-	Reduce      Reduce // sum, prod, mean, amax or amin (required)
+	Reduce      Reduce // sum, prod, mean, amax or amin (required); max and min as amax and amin (Profile.ReduceAliases)
 	ExcludeSelf bool   // include_self=False
 }
 

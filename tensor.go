@@ -415,8 +415,11 @@ func FormatAt(data any, i int) string {
 }
 
 // String writes a valid tensor as a nested list with its dtype and shape,
-// eliding the middle of long tensors.
+// eliding the middle of long tensors; the zero Tensor is "<none>".
 func (t Tensor) String() string {
+	if t.IsZero() {
+		return "<none>" // the zero Tensor: an absent argument (Result.Arg of most calls)
+	}
 	if err := t.Validate(); err != nil {
 		return "<invalid tensor: " + err.Error() + ">"
 	}
