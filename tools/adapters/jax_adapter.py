@@ -31,8 +31,10 @@ Answered unsupported:
 - scatter_reduce 'mean': JAX offers no scatter-mean (it would be a
   composition of add and a count);
 - any call with an index value outside [0, size): PyTorch raises, JAX by
-  design never does (.at[] wraps negative indices, drops out-of-range
-  scatter updates and clamps gather's); run the gate with
+  design never does (.at[] wraps negative indices and drops one below
+  -size, drops out-of-range scatter updates; take_along_axis, the
+  gather here, fills out-of-range positions, where x[idx] and
+  .at[idx].get() clamp); run the gate with
   -allow-unsupported. docs/conformance/README.md shows what JAX returns.
 
 By-design differences from PyTorch (see docs/conformance/README.md and
@@ -53,7 +55,7 @@ jax.config.update("jax_platforms", "cpu")
 import jax.numpy as jnp  # noqa: E402
 
 BAD_INDEX = ("index %d is outside [0, %d): PyTorch raises; JAX by design wraps a negative index, "
-             "drops an out-of-range scatter update and clamps an out-of-range gather")
+             "drops an out-of-range scatter update and fills an out-of-range take_along_axis gather")
 
 
 def op_scatter(self, dim, index, src, value, reduce):

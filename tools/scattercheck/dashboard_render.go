@@ -349,8 +349,9 @@ func renderDifferences(reports []loadedReport) string {
 }
 
 // renderRepros is each repro script's output as the dashboard last ran
-// it (kept in the reports), once per script; $SCATTER_CACHE stands for
-// the cache folder (${SCATTER_CACHE:-$HOME/.cache/scatter}).
+// it (kept in the reports), once per script; the cache folder is written
+// as ${SCATTER_CACHE:-$HOME/.cache/scatter}, so that a command shown runs
+// as it is, whether SCATTER_CACHE is set or not.
 func renderRepros(reports []loadedReport) string {
 	var b strings.Builder
 	seen := map[string]bool{}
@@ -361,7 +362,7 @@ func renderRepros(reports []loadedReport) string {
 		}
 		seen[d.Repro] = true
 		// the cache folder as the environment variable that names it
-		out := strings.ReplaceAll(d.ReproOutput, cacheDir()+"/", "$SCATTER_CACHE/")
+		out := strings.ReplaceAll(d.ReproOutput, cacheDir()+"/", "${SCATTER_CACHE:-$HOME/.cache/scatter}/")
 		fmt.Fprintf(&b, "`%s` (run beside the %s report):\n\n```\n%s\n```\n\n", d.Repro, lr.fw.Name, out)
 	}
 	if b.Len() == 0 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/protocol"
 )
 
 // The dashboard's reports are the gate's -json reports (schema 1, every
@@ -249,6 +250,26 @@ func runCells(r jsonRun) map[[2]string]cellKind {
 	for _, m := range r.Matrix {
 		k := [2]string{m.Op, m.DType}
 		cells[k] = cellAt(m.Counts, kept[k])
+	}
+	// A property's case names an operation but no dtype, so the matrix
+	// does not count it: its failure (or expected failure) marks the cell
+	// of its failing call's operation and dtype.
+	for _, c := range r.Cases {
+		if c.DType != "" || c.Failure == nil || c.Failure.Request == "" || (c.Status != stXfail && c.Status != stFail) {
+			continue
+		}
+		_, call, err := protocol.DecodeCall([]byte(c.Failure.Request))
+		if err != nil {
+			continue
+		}
+		k := [2]string{string(call.Op()), caseDType(call).String()}
+		switch cur, ok := cells[k]; {
+		case !ok:
+		case c.Status == stFail:
+			cells[k] = cellFail
+		case cur == cellOK || cur == cellPart:
+			cells[k] = cellDiffers
+		}
 	}
 	return cells
 }
