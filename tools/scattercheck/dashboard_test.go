@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scatterconf/scatter"
+	"github.com/scatterconf/scatter/protocol"
 )
 
 // syntheticRun is a run of the gate over scatter, scatter_reduce and
@@ -251,5 +254,48 @@ func TestDashboardEndToEnd(t *testing.T) {
 	if code, text := run("-frameworks", "absent"); code != 1 || !strings.Contains(text, "FAIL: installed, but their install failed: absent (") ||
 		strings.Contains(text, "skipped, not installed") {
 		t.Errorf("-frameworks absent, its install failing: exit %d, want 1\n%s", code, text)
+	}
+}
+
+// TestRunCellsProperty: a property's case has no dtype, so the matrix
+// does not count it; its expected failure marks the cell of the call it
+// failed on (here an ok scatter_add float16 becomes differs), its failure
+// fails that cell, and a cell the run does not have stays out.
+func TestRunCellsProperty(t *testing.T) {
+	req := func(dt scatter.DType) string {
+		z, err := scatter.Zeros(dt, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := scatter.ScatterAdd{Self: z, Index: scatter.FromSlice([]int64{0, 0}), Src: z}
+		line, err := protocol.EncodeCall(1, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(line)
+	}
+	ok := cntJS{stPass: 3}
+	run := func(st status, dt scatter.DType) jsonRun {
+		return jsonRun{
+			Matrix: []jsonCell{{Op: "scatter_add", DType: "float16", Counts: ok}, {Op: "scatter_add", DType: "float32", Counts: ok}},
+			Cases: []jsonCase{{ID: "property/differential/crowded", Op: "", Status: st,
+				Failure: &jsonFailure{Request: req(dt)}}},
+		}
+	}
+	for _, tc := range []struct {
+		st   status
+		dt   scatter.DType
+		want cellKind
+	}{{stXfail, scatter.DTFloat16, cellDiffers}, {stFail, scatter.DTFloat16, cellFail}, {stPass, scatter.DTFloat16, cellOK}, {stXfail, scatter.DTInt8, cellOK}} {
+		cells := runCells(run(tc.st, tc.dt))
+		if got := cells[[2]string{"scatter_add", "float16"}]; got != tc.want {
+			t.Errorf("%v on %v: float16 cell %v, want %v", tc.st, tc.dt, got, tc.want)
+		}
+		if got := cells[[2]string{"scatter_add", "float32"}]; got != cellOK {
+			t.Errorf("%v on %v: float32 cell %v, want ok", tc.st, tc.dt, got)
+		}
+		if _, ok := cells[[2]string{"scatter_add", "int8"}]; ok {
+			t.Errorf("a cell the run does not have was made")
+		}
 	}
 }
