@@ -168,7 +168,7 @@ func (e *Expectation) Check(lvl scatter.Level, res scatter.Result, err error) er
 	if reason := e.checkLayout(res); reason != "" {
 		return e.mismatch(lvl, nil, reason)
 	}
-	bad := badElements{shape: e.plan.shape}
+	bad := badElements{shape: e.plan.shape, from: e.fromOf}
 	if lvl == scatter.Strict {
 		e.strictOnce.Do(e.prepareStrict)
 		if e.canonBad != "" {
@@ -384,18 +384,74 @@ type badElements struct {
 	list  []BadElement
 	count int
 	total int
+	from  func(i int) string // what out's element i is reduced from (Expectation.fromOf); nil: not said
 }
 
 // maxReported is how many offending elements a Mismatch lists.
 const maxReported = 10
 
 // add records an offending element at row-major position i of tensor name;
-// got and allowed are formatted only for the reported ones.
+// got and allowed are formatted only for the reported ones, and so is
+// what the element is reduced from (from, when set).
 func (b *badElements) add(name string, i int, got, allowed func() string) {
 	b.count++
 	if len(b.list) < maxReported {
-		b.list = append(b.list, BadElement{Tensor: name, Index: multiIndex(i, b.shape), Got: got(), Allowed: allowed()})
+		e := BadElement{Tensor: name, Index: multiIndex(i, b.shape), Got: got(), Allowed: allowed()}
+		if b.from != nil {
+			e.From = b.from(i)
+		}
+		b.list = append(b.list, e)
 	}
+}
+
+// maxFrom is how many of an element's contributions BadElement.From lists.
+const maxFrom = 8
+
+// fromOf describes what output element i is reduced from, in canonical
+// order: the initial value where the reduction starts from it (self, or
+// torch_scatter's out), then each contribution as its tensor's name, its
+// multi-index and value; "" for an element no contribution reaches.
+func (e *Expectation) fromOf(i int) string {
+	e.confOnce.Do(e.prepareConformant)
+	p := e.plan
+	if i < 0 || i >= len(e.groupOf) || e.groupOf[i] < 0 {
+		return ""
+	}
+	g := p.groups.at(int(e.groupOf[i]))
+	var parts []string
+	if p.self {
+		parts = append(parts, initName(e.call)+" "+formatElem(p.dtype, elemAt(p.init.Data, g.out)))
+	}
+	name := srcName(e.call)
+	for k, s := range g.srcs {
+		if k == maxFrom {
+			parts = append(parts, fmt.Sprintf("... %d more (%d contributions)", len(g.srcs)-maxFrom, len(g.srcs)))
+			break
+		}
+		parts = append(parts, name+formatShape(multiIndex(int(s), p.src.Shape))+"="+formatElem(p.dtype, elemAt(p.src.Data, int(s))))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// initName and srcName name a call's tensors as BadElement.From does:
+// the tensor a reduction starts from, and the one its contributions come
+// from (of the contiguous copy the plan holds, in its shape).
+func initName(c scatter.Call) string {
+	switch c.Op() {
+	case scatter.OpTorchScatter, scatter.OpTorchScatterAdd:
+		return "out"
+	}
+	return "self"
+}
+
+func srcName(c scatter.Call) string {
+	switch c.Op() {
+	case scatter.OpIndexReduce:
+		return "source"
+	case scatter.OpGather:
+		return "input"
+	}
+	return "src"
 }
 
 // multiIndex returns the multi-index of row-major position i in shape.

@@ -627,3 +627,40 @@ func TestJudgeDeclined(t *testing.T) {
 		t.Errorf("an index out of range: Declined %q", why)
 	}
 }
+
+// TestJudgeReportFrom: an offending element names what it is reduced
+// from, in canonical order (self first where the reduction starts from
+// it), the first maxFrom contributions and how many more; an untouched
+// element names nothing.
+func TestJudgeReportFrom(t *testing.T) {
+	src := make([]float32, 12)
+	idx := make([]int64, 12)
+	for i := range src {
+		src[i] = float32(i)
+	}
+	idx[11] = 1
+	c := scatter.ScatterAdd{Self: scatter.FromSlice([]float32{0.5, 5, 7}), Index: scatter.FromSlice(idx), Src: scatter.FromSlice(src)}
+	err := Judge(c, scatter.Torch2, scatter.Strict, scatter.Result{Out: scatter.FromSlice([]float32{1, 2, 3})}, nil)
+	var m *Mismatch
+	if !errors.As(err, &m) || len(m.Elements) != 3 {
+		t.Fatalf("Judge = %v", err)
+	}
+	want := []string{
+		"self 0.5, src[0]=0.0, src[1]=1.0, src[2]=2.0, src[3]=3.0, src[4]=4.0, src[5]=5.0, src[6]=6.0, src[7]=7.0, ... 3 more (11 contributions)",
+		"self 5.0, src[11]=11.0",
+		"",
+	}
+	for i, e := range m.Elements {
+		if e.From != want[i] {
+			t.Errorf("element %d: from %q, want %q", i, e.From, want[i])
+		}
+	}
+	if !strings.Contains(err.Error(), "out[1]: got 2.0, allowed exactly 16.0\n    from: self 5.0, src[11]=11.0") {
+		t.Errorf("report:\n%v", err)
+	}
+	g := scatter.Gather{Input: scatter.FromSlice([]float32{1, 2, 3}), Index: scatter.FromSlice([]int64{2, 0})}
+	err = Judge(g, scatter.Torch2, scatter.Conformant, scatter.Result{Out: scatter.FromSlice([]float32{1, 1})}, nil)
+	if !errors.As(err, &m) || len(m.Elements) != 1 || m.Elements[0].From != "input[2]=3.0" {
+		t.Errorf("gather: %v", err)
+	}
+}

@@ -41,11 +41,20 @@ type BadElement struct {
 	Index   []int  // its multi-index
 	Got     string // the value returned
 	Allowed string // what conforms: "exactly 3.5", "one of {1.0, 4.0}", "[2.9999998, 3.0000002]", ...
+	// From lists what the element is reduced from, in the canonical
+	// order: "self 0.0, src[0]=1.0, src[2]=-1e+08" (the first few, and
+	// how many more); "" for an element no contribution reaches.
+	From string
 }
 
-// String writes e as "out[1, 2]: got 3.5, allowed [2.9999998, 3.0000002]".
+// String writes e as "out[1, 2]: got 3.5, allowed [2.9999998, 3.0000002]",
+// followed by "\n    from: ..." when From is set.
 func (e BadElement) String() string {
-	return e.Tensor + formatShape(e.Index) + ": got " + e.Got + ", allowed " + e.Allowed
+	s := e.Tensor + formatShape(e.Index) + ": got " + e.Got + ", allowed " + e.Allowed
+	if e.From != "" {
+		s += "\n    from: " + e.From
+	}
+	return s
 }
 
 // Error renders the multi-line report.

@@ -893,7 +893,7 @@ func summarize(f *failure, problems []string) string {
 			if errors.As(jerr, &m) {
 				s := m.Reason
 				if len(m.Elements) > 0 {
-					s += "; " + m.Elements[0].String()
+					s += "; " + firstLine(m.Elements[0].String()) // without its from: line
 				}
 				return s
 			}

@@ -414,10 +414,11 @@ func (o *oracle) judge(req *protocol.Request, ext oracleExt, prof scatter.Profil
 			Index   []int  `json:"index"`
 			Got     string `json:"got"`
 			Allowed string `json:"allowed"`
+			From    string `json:"from,omitempty"`
 		}
 		els := make([]elem, len(m.Elements))
 		for i, e := range m.Elements {
-			els[i] = elem{e.Tensor, append([]int{}, e.Index...), e.Got, e.Allowed}
+			els[i] = elem{e.Tensor, append([]int{}, e.Index...), e.Got, e.Allowed, e.From}
 		}
 		kv = append(kv, "reason", m.Reason, "report", m.Error(), "elements", els, "count", m.Count)
 		if m.Want != nil {
