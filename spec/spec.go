@@ -245,8 +245,10 @@ var describedCases = sync.OnceValue(Cases)
 //
 //	var _ = spec.DescribeBackend(spec.Target{Backend: b, Profile: scatter.Torch2})
 //
-// A spec is skipped, with the reason, when the backend is unavailable
-// (Info().Unavailable), when the case's Profiles exclude t.Profile, or when
+// A case whose Profiles exclude t.Profile (another PyTorch version's
+// truth, such as its recorded fixtures) is not registered. A spec is
+// skipped, with the reason, when the backend is unavailable
+// (Info().Unavailable), or when
 // the backend does not claim the case's operation on one of its data
 // dtypes (SkipReason), or, under t.AllowUnsupported, when the backend
 // declines the call (ErrNotSupported). Otherwise it fails with CheckCase's
@@ -258,6 +260,9 @@ func DescribeBackend(t Target) bool {
 	text := fmt.Sprintf("backend %s %s under %v at the %v level", info.Name, info.Version, t.Profile, t.JudgeLevel())
 	return ginkgo.Describe(text, ginkgo.Label(t.Profile.String(), t.JudgeLevel().String()), func() {
 		for _, c := range describedCases() {
+			if c.Profiles != nil && !slices.Contains(c.Profiles, t.Profile) {
+				continue // another PyTorch version's truth: not a spec of this target
+			}
 			ginkgo.It(c.Name, ginkgo.Label(c.Labels...), func() {
 				if reason := t.SkipReason(c); reason != "" {
 					ginkgo.Skip(reason)
