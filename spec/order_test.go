@@ -135,3 +135,26 @@ func TestOrderCases(t *testing.T) {
 		})
 	}
 }
+
+// TestCasesOf: a target is given its profile's cases and those of every
+// profile, not another version's.
+func TestCasesOf(t *testing.T) {
+	all := Cases()
+	for _, p := range scatter.Profiles {
+		n := 0
+		for _, c := range all {
+			if c.Profiles == nil || slices.Contains(c.Profiles, p) {
+				n++
+			}
+		}
+		cs := casesOf(p)
+		if len(cs) != n || n == len(all) {
+			t.Errorf("%v: %d cases, want %d of %d", p, len(cs), n, len(all))
+		}
+		for _, c := range cs {
+			if c.Profiles != nil && !slices.Contains(c.Profiles, p) {
+				t.Errorf("%v: %s is %v's", p, c.Name, c.Profiles)
+			}
+		}
+	}
+}

@@ -237,6 +237,18 @@ func diffRecorded(c Case, lvl scatter.Level, exp *reference.Expectation, res sca
 // CheckCase hands the backend, and the judge, copies of a case's call.
 var describedCases = sync.OnceValue(Cases)
 
+// casesOf returns the described cases whose truth is profile p's: every
+// case but those of other PyTorch versions (their recorded fixtures).
+func casesOf(p scatter.Profile) []Case {
+	var cs []Case
+	for _, c := range describedCases() {
+		if c.Profiles == nil || slices.Contains(c.Profiles, p) {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
 // DescribeBackend registers the spec for target t as Ginkgo specs: one
 // container named after the backend, its profile and level, holding one
 // spec per case, named by the case's Name and labelled with its Labels (and
@@ -259,10 +271,7 @@ func DescribeBackend(t Target) bool {
 	info := t.Backend.Info()
 	text := fmt.Sprintf("backend %s %s under %v at the %v level", info.Name, info.Version, t.Profile, t.JudgeLevel())
 	return ginkgo.Describe(text, ginkgo.Label(t.Profile.String(), t.JudgeLevel().String()), func() {
-		for _, c := range describedCases() {
-			if c.Profiles != nil && !slices.Contains(c.Profiles, t.Profile) {
-				continue // another PyTorch version's truth: not a spec of this target
-			}
+		for _, c := range casesOf(t.Profile) {
 			ginkgo.It(c.Name, ginkgo.Label(c.Labels...), func() {
 				if reason := t.SkipReason(c); reason != "" {
 					ginkgo.Skip(reason)
