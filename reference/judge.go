@@ -408,9 +408,11 @@ func (b *badElements) add(name string, i int, got, allowed func() string) {
 const maxFrom = 8
 
 // fromOf describes what output element i is reduced from, in canonical
-// order: the initial value where the reduction starts from it (self, or
-// torch_scatter's out), then each contribution as its tensor's name, its
-// multi-index and value; "" for an element no contribution reaches.
+// order: the initial value where the reduction starts from it (self,
+// torch_scatter's out, or the fill or zeros a call starts from without
+// one), then each contribution as its tensor's name, its multi-index in
+// the tensor the call was given, and its value (scatter's scalar value as
+// value=v); "" for an element outside every group (untouched).
 func (e *Expectation) fromOf(i int) string {
 	e.confOnce.Do(e.prepareConformant)
 	p := e.plan
@@ -419,39 +421,80 @@ func (e *Expectation) fromOf(i int) string {
 	}
 	g := p.groups.at(int(e.groupOf[i]))
 	var parts []string
-	if p.self {
-		parts = append(parts, initName(e.call)+" "+formatElem(p.dtype, elemAt(p.init.Data, g.out)))
+	if name := initName(e.call); p.self && p.kind != kAssign {
+		parts = append(parts, name+" "+formatElem(p.dtype, elemAt(p.init.Data, g.out)))
 	}
-	name := srcName(e.call)
+	name, given := srcOf(e.call)
 	for k, s := range g.srcs {
 		if k == maxFrom {
 			parts = append(parts, fmt.Sprintf("... %d more (%d contributions)", len(g.srcs)-maxFrom, len(g.srcs)))
 			break
 		}
-		parts = append(parts, name+formatShape(multiIndex(int(s), p.src.Shape))+"="+formatElem(p.dtype, elemAt(p.src.Data, int(s))))
+		v := formatElem(p.dtype, elemAt(p.src.Data, int(s)))
+		if name == "value" {
+			parts = append(parts, "value="+v)
+			continue
+		}
+		parts = append(parts, name+formatShape(givenIndex(multiIndex(int(s), p.src.Shape), given))+"="+v)
 	}
 	return strings.Join(parts, ", ")
 }
 
-// initName and srcName name a call's tensors as BadElement.From does:
-// the tensor a reduction starts from, and the one its contributions come
-// from (of the contiguous copy the plan holds, in its shape).
+// givenIndex maps a multi-index of the plan's src, which may be the given
+// tensor broadcast (torch_scatter 1.x's src to the index's shape), to the
+// given tensor's own: the leading dimensions broadcasting added are
+// dropped, and a dimension of size 1 that was stretched is read at 0.
+func givenIndex(idx, given []int) []int {
+	if given == nil || len(given) > len(idx) {
+		return idx
+	}
+	idx = append([]int{}, idx[len(idx)-len(given):]...)
+	for d, n := range given {
+		if n == 1 {
+			idx[d] = 0
+		}
+	}
+	return idx
+}
+
+// initName names what a call's reduction starts from, as BadElement.From
+// does: self, torch_scatter's out, or "initial" for the fill value or
+// zeros torch_scatter (without out) and the F# scatter start from.
 func initName(c scatter.Call) string {
-	switch c.Op() {
-	case scatter.OpTorchScatter, scatter.OpTorchScatterAdd:
-		return "out"
+	switch c := c.(type) {
+	case scatter.TorchScatter:
+		if !c.Out.IsZero() {
+			return "out"
+		}
+		return "initial"
+	case scatter.TorchScatterAdd:
+		if !c.Out.IsZero() {
+			return "out"
+		}
+		return "initial"
+	case scatter.TensorScatter:
+		return "initial"
 	}
 	return "self"
 }
 
-func srcName(c scatter.Call) string {
-	switch c.Op() {
-	case scatter.OpIndexReduce:
-		return "source"
-	case scatter.OpGather:
-		return "input"
+// srcOf names the tensor a call's contributions come from, as
+// BadElement.From does, with its shape as the call was given it (nil
+// where the plan holds it as given); "value" for scatter's scalar.
+func srcOf(c scatter.Call) (string, []int) {
+	switch c := c.(type) {
+	case scatter.Scatter:
+		if c.Value != nil {
+			return "value", nil
+		}
+	case scatter.IndexReduce:
+		return "source", nil
+	case scatter.Gather:
+		return "input", nil
+	case scatter.TorchScatterAdd:
+		return "src", c.Src.Shape
 	}
-	return "src"
+	return "src", nil
 }
 
 // multiIndex returns the multi-index of row-major position i in shape.

@@ -663,4 +663,23 @@ func TestJudgeReportFrom(t *testing.T) {
 	if !errors.As(err, &m) || len(m.Elements) != 1 || m.Elements[0].From != "input[2]=3.0" {
 		t.Errorf("gather: %v", err)
 	}
+	// torch_scatter 1.x broadcasts src to the index: positions are src's
+	// own, and it starts from its fill, not from an out it was not given
+	ts := scatter.TorchScatterAdd{Src: scatter.FromSlice([]float32{1, 2, 3}, 1, 3), Index: scatter.FromSlice([]int64{0, 1, 0, 1, 1, 1}, 2, 3), Dim: scatter.Ptr(0)}
+	err = Judge(ts, scatter.Torch113, scatter.Strict, scatter.Result{Out: scatter.FromSlice([]float32{999, 999, 999, 999, 999, 999}, 2, 3)}, nil)
+	if !errors.As(err, &m) || len(m.Elements) != 6 || m.Elements[3].From != "initial 0.0, src[0, 0]=1.0" ||
+		m.Elements[4].From != "initial 0.0, src[0, 1]=2.0, src[0, 1]=2.0" {
+		t.Errorf("torch_scatter.scatter_add with a broadcast src: %v", err)
+	}
+	// scatter's scalar value, and a plain scatter's self, which is no operand
+	sv := scatter.Scatter{Self: scatter.FromSlice([]float32{0, 0}), Index: scatter.FromSlice([]int64{1, 1}), Value: scatter.Ptr(scatter.Float(7.5)), Reduce: scatter.ReduceAdd}
+	err = Judge(sv, scatter.Torch2, scatter.Strict, scatter.Result{Out: scatter.FromSlice([]float32{0, 1})}, nil)
+	if !errors.As(err, &m) || len(m.Elements) != 1 || m.Elements[0].From != "self 0.0, value=7.5, value=7.5" {
+		t.Errorf("scatter with a value: %v", err)
+	}
+	sa := scatter.Scatter{Self: scatter.FromSlice([]float32{0, 0}), Index: scatter.FromSlice([]int64{1}), Src: scatter.FromSlice([]float32{4})}
+	err = Judge(sa, scatter.Torch2, scatter.Strict, scatter.Result{Out: scatter.FromSlice([]float32{0, 1})}, nil)
+	if !errors.As(err, &m) || len(m.Elements) != 1 || m.Elements[0].From != "src[0]=4.0" {
+		t.Errorf("plain scatter: %v", err)
+	}
 }

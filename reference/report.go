@@ -43,7 +43,8 @@ type BadElement struct {
 	Allowed string // what conforms: "exactly 3.5", "one of {1.0, 4.0}", "[2.9999998, 3.0000002]", ...
 	// From lists what the element is reduced from, in the canonical
 	// order: "self 0.0, src[0]=1.0, src[2]=-1e+08" (the first few, and
-	// how many more); "" for an element no contribution reaches.
+	// how many more; positions in the tensors as the call gave them);
+	// "" for an element outside every group (untouched).
 	From string
 }
 

@@ -16,10 +16,11 @@ import (
 // row's contributions reversed ({-B, B, 1}: 1), so that a kernel that
 // walks rows or columns backwards shows. (SEMANTICS.md §12 #45 is the same
 // check for float16 under torch-1.13, whose 16-bit sums round per step.)
-// Run on torch 2.14.1 with torch_scatter 2.1.2.
+// Run on torch 2.14.1 with torch_scatter 2.1.2 (the F# scatter as its
+// PyTorch equivalent, index_put_ with accumulate=True).
 func orderCases() []Case {
 	const source = "the canonical order (SEMANTICS.md §1.4: a sum rounds every step, in index order on the CPU): " +
-		"1 + B - B is 0 in order, 1 reversed; run on torch 2.14.1 with torch_scatter 2.1.2"
+		"1 + B - B is 0 in order, 1 reversed; run on torch 2.14.1 with torch_scatter 2.1.2 (the F# scatter as index_put_ with accumulate=True)"
 	var cs []Case
 	for _, dt := range []scatter.DType{scatter.DTFloat32, scatter.DTFloat64} {
 		big := 1e8

@@ -295,7 +295,7 @@ func (r *benchReport) failText() string {
 			}
 		}
 	}
-	return "nothing was timed: every target declined every workload"
+	return "nothing was timed: no target timed a workload (each declined, was unavailable or skipped it)"
 }
 
 // speedup returns target a's speed-up over b on the workload, if both
