@@ -107,7 +107,11 @@ func TestProfileFor(t *testing.T) {
 		{"2.14.1+debian", scatter.Torch2, true},
 		{"2.14.0", scatter.Torch2, true},
 		{"2.15.0.dev20261101+cpu", scatter.Torch2, false},
-		{"2.8.0+cu128", scatter.Torch2, false},
+		{"2.8.0+cu128", scatter.Torch28, true},
+		{"2.11.0+cu130", scatter.Torch28, true},
+		{"2.13.0", scatter.Torch28, true},
+		{"2.12.1", scatter.Torch28, false},
+		{"2.14.1+cu130", scatter.Torch2, true},
 		{"2.7.1", scatter.Torch26, false},
 		{"2.6.0+debian", scatter.Torch26, true},
 		{"2.0.1", scatter.Torch26, false},
@@ -128,7 +132,7 @@ func TestProfileFor(t *testing.T) {
 }
 
 func TestParseProfile(t *testing.T) {
-	want := map[scatter.Profile]string{scatter.Torch2: "torch-2", scatter.Torch26: "torch-2.6", scatter.Torch113: "torch-1.13"}
+	want := map[scatter.Profile]string{scatter.Torch2: "torch-2", scatter.Torch28: "torch-2.8", scatter.Torch26: "torch-2.6", scatter.Torch113: "torch-1.13"}
 	if len(scatter.Profiles) != len(want) {
 		t.Errorf("Profiles = %v", scatter.Profiles)
 	}

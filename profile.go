@@ -15,18 +15,25 @@ const (
 	// Torch26 is PyTorch 2.6 (Debian 13's 2.6.0, CPU), with torch_scatter
 	// 2.1.2: Torch2's rules but for int64-only scatter and gather indices.
 	Torch26
+	// Torch28 is PyTorch 2.8 to 2.13 (PyPI's 2.8.0, 2.11.0 and 2.13.0,
+	// run on the CPU): Torch2's rules but for the range of a float scalar
+	// converted into an integer dtype, which is 2.6's (IntRangeHalfOpen).
+	Torch28
 )
 
-// Profiles lists the profiles, the default first.
-var Profiles = []Profile{Torch2, Torch26, Torch113}
+// Profiles lists the profiles, the default first, then older versions.
+var Profiles = []Profile{Torch2, Torch28, Torch26, Torch113}
 
-// String returns the profile's name: "torch-2", "torch-2.6" or "torch-1.13".
+// String returns the profile's name: "torch-2", "torch-2.8", "torch-2.6"
+// or "torch-1.13".
 func (p Profile) String() string {
 	switch p {
 	case Torch113:
 		return "torch-1.13"
 	case Torch26:
 		return "torch-2.6"
+	case Torch28:
+		return "torch-2.8"
 	}
 	return "torch-2"
 }
@@ -38,7 +45,7 @@ func ParseProfile(s string) (Profile, error) {
 			return p, nil
 		}
 	}
-	return 0, Errorf(ErrInvalidArgument, "unknown profile %q (want torch-2, torch-2.6 or torch-1.13)", s)
+	return 0, Errorf(ErrInvalidArgument, "unknown profile %q (want torch-2, torch-2.8, torch-2.6 or torch-1.13)", s)
 }
 
 // Torch returns the torch versions whose behaviour the profile is verified
@@ -49,6 +56,8 @@ func (p Profile) Torch() string {
 		return "1.13"
 	case Torch26:
 		return "2.6"
+	case Torch28:
+		return "2.8, 2.11, 2.13"
 	}
 	return "2.14"
 }
@@ -57,7 +66,9 @@ func (p Profile) Torch() string {
 // e.g. "2.14.1+debian", "1.13.0a0") gives, and whether that version is one
 // the profile was verified against. Versions between the verified ones map
 // to the nearest rules known: 1.x to torch-1.13, 2.0 to 2.7 to torch-2.6
-// (int32 scatter/gather indices arrived in 2.8), 2.8 and later to torch-2.
+// (int32 scatter/gather indices arrived in 2.8; 2.5.1 and 2.7.1 were run
+// too), 2.8 to 2.13 to torch-2.8 (the half-open integer range of a float
+// scalar arrived in 2.14), 2.14 and later to torch-2.
 func ProfileFor(version string) (Profile, bool) {
 	major, minor, ok := TorchVersion(version)
 	switch {
@@ -67,6 +78,8 @@ func ProfileFor(version string) (Profile, bool) {
 		return Torch113, major == 1 && minor == 13
 	case major == 2 && minor < 8:
 		return Torch26, minor == 6
+	case major == 2 && minor < 14:
+		return Torch28, minor == 8 || minor == 11 || minor == 13
 	}
 	return Torch2, major == 2 && minor == 14
 }
@@ -95,7 +108,7 @@ func TorchVersion(v string) (major, minor int, ok bool) {
 // besides int64: PyTorch 2.8 and later. Under 2.6 and 1.13 they raise
 // "scatter(): Expected dtype int64 for index". index_reduce takes int32 in
 // every version.
-func (p Profile) Int32Index() bool { return p == Torch2 }
+func (p Profile) Int32Index() bool { return p == Torch2 || p == Torch28 }
 
 // RoundsPerStep reports whether float16 and bfloat16 scatter, scatter_add
 // and scatter_reduce round after every step, and a mean's count is kept
@@ -116,13 +129,13 @@ func (p Profile) ReduceAliases() bool { return p != Torch113 }
 // every other dtype, for scatter_'s value and in 1.13 and 2.6, a value
 // past the range raises "value cannot be converted to type at::Half
 // without overflow".
-func (p Profile) OneElementFillUnchecked() bool { return p == Torch2 }
+func (p Profile) OneElementFillUnchecked() bool { return p == Torch2 || p == Torch28 }
 
 // IntRangeHalfOpen reports whether a float scalar converts into an
 // integer dtype when lowest <= v < max+1, truncating toward zero (2.14:
 // uint8 255.5 gives 255, int64 2^63 raises), rather than when
-// lowest <= v <= max as doubles (1.13 and 2.6: uint8 255.5 raises, int64
-// 2^63, which is max as a double, wraps to -2^63).
+// lowest <= v <= max as doubles (1.13, 2.6 and 2.8 to 2.13: uint8 255.5
+// raises, int64 2^63, which is max as a double, wraps to -2^63).
 func (p Profile) IntRangeHalfOpen() bool { return p == Torch2 }
 
 // IndexMeanCountPerStep reports whether index_reduce's mean keeps its
@@ -146,9 +159,11 @@ func (p Profile) IndexMeanCountPerStep(selfDim, dim int, idx DType) bool {
 // index off dim 0 (a torch_scatter out larger than src), the sums of
 // index row m land at self's flat offsets m*K to m*K+K-1 instead of in
 // self's row m (2.14: scatter_add_ of ones(1,16) at row 1 of zeros(2,17)
-// writes out[0,16] and out[1,0:15]). 2.6 writes them in row m; 1.13 has
-// no such path.
-func (p Profile) ExpandedPathIndexRows() bool { return p == Torch2 }
+// writes out[0,16] and out[1,0:15]; PyPI's 2.8 to 2.13 alike). Debian's
+// 2.6, built without FBGEMM, never takes the path and writes them in row
+// m; 1.13 has no such path. (PyPI's 2.5 to 2.7, built with FBGEMM, take
+// it and shift the rows as 2.14 does: PROFILES.md, "Builds".)
+func (p Profile) ExpandedPathIndexRows() bool { return p == Torch2 || p == Torch28 }
 
 // IndexReduceExactShape reports whether index_reduce demands that source
 // has self's shape but along dim (2.x: index_func_meta_impl's "source

@@ -71,7 +71,7 @@ func edgeCases() []Case {
 		opFG  = scatter.OpTensorGather
 		torch = "torch_scatter"
 	)
-	before214 := []scatter.Profile{scatter.Torch113, scatter.Torch26}
+	fillChecked := []scatter.Profile{scatter.Torch113, scatter.Torch26} // before 2.8: a one-element 16-bit fill is checked
 	fval := func(v float64) *scatter.Scalar { return scatter.Ptr(scatter.Float(v)) }
 	ival := func(v int64) *scatter.Scalar { return scatter.Ptr(scatter.Int(v)) }
 
@@ -214,7 +214,7 @@ func edgeCases() []Case {
 			Source:   ecRow(14) + " under torch ≥ 2.8 (int32 indices accepted, SEMANTICS.md §1.3 step 2)",
 			Call:     scatter.Scatter{Self: full(F32, 0, 3), Dim: 0, Index: i32(0, 1), Src: full(F32, 1, 2)},
 			Want:     f32(1, 1, 0),
-			Profiles: onlyTorch2,
+			Profiles: from28,
 		},
 		{
 			Name:   "scatter/empty-index/float32/float-index-no-checks",
@@ -374,7 +374,7 @@ func edgeCases() []Case {
 			Source:   "torch 2.14 takes lowest <= v < max+1 and truncates: uint8 255.5 gives 255 (256.0 and -0.5 still raise)",
 			Call:     scatter.Scatter{Self: full(U8, 0, 2), Dim: 0, Index: i64(1), Value: fval(255.5)},
 			Want:     u8(0, 255),
-			Profiles: onlyTorch2,
+			Profiles: from214,
 		},
 		{
 			Name:     "scatter/scalar-value/int64/2^63-wraps",
@@ -390,7 +390,7 @@ func edgeCases() []Case {
 			Source:   "torch 2.14: the float 2^63 is not below int64's max+1: value cannot be converted to type int64_t without overflow",
 			Call:     scatter.Scatter{Self: full(I64, 0, 2), Dim: 0, Index: i64(1), Value: fval(9223372036854775808.0)},
 			WantErr:  scatter.ErrValueOverflow,
-			Profiles: onlyTorch2,
+			Profiles: from214,
 		},
 		{
 			Name:   "index_reduce/mean/bfloat16/middle-dim-count-per-step",
@@ -447,7 +447,7 @@ func edgeCases() []Case {
 			Source:   "new_full() checks the fill value against float16's range: value cannot be converted to type at::Half without overflow (torch 1.13 and 2.6; 2.14 for outputs of 0 or 2 and more elements)",
 			Call:     scatter.TorchScatterAdd{Src: f16(1, 2), Index: i64(0, 0), FillValue: scatter.Float(65520)},
 			WantErr:  scatter.ErrValueOverflow,
-			Profiles: before214,
+			Profiles: fillChecked,
 		},
 		{
 			Name:     "torch_scatter.scatter_add/fill-value/float16/65520-rounds-to-inf",
@@ -455,7 +455,7 @@ func edgeCases() []Case {
 			Source:   "torch 2.14's new_full() of one float16 element converts the fill value unchecked: 65520 rounds to inf (65519 to 65504); with two elements it raises",
 			Call:     scatter.TorchScatterAdd{Src: f16(1, 2), Index: i64(0, 0), FillValue: scatter.Float(65520)},
 			Want:     f16(math.Inf(1)),
-			Profiles: onlyTorch2,
+			Profiles: from28,
 		},
 		{
 			Name:     "torch_scatter.scatter_add/fill-value/float16/65520-two-elements-overflows",
@@ -463,7 +463,7 @@ func edgeCases() []Case {
 			Source:   "torch 2.14's new_full() of two float16 elements checks the fill value: value cannot be converted to type c10::Half without overflow",
 			Call:     scatter.TorchScatterAdd{Src: f16(1, 2), Index: i64(0, 1), FillValue: scatter.Float(65520)},
 			WantErr:  scatter.ErrValueOverflow,
-			Profiles: onlyTorch2,
+			Profiles: from28,
 		},
 		{
 			Name:   "torch_scatter.scatter_add/fill-value/int64/float-truncates-toward-zero",
@@ -1164,7 +1164,7 @@ func edgeCases() []Case {
 			Source:   ecRow(115) + " under torch ≥ 2.8 (int32 indices accepted, SEMANTICS.md §7)",
 			Call:     scatter.Gather{Input: i64(1, 2, 3), Dim: 0, Index: i32(0)},
 			Want:     i64(1),
-			Profiles: onlyTorch2,
+			Profiles: from28,
 		},
 
 		// ---------------------------------------------------------------

@@ -75,10 +75,12 @@ const (
 
 // The profiles a rule's truth holds for, where versions differ (PROFILES.md).
 var (
-	onlyTorch2   = []scatter.Profile{scatter.Torch2}                  // PyTorch ≥ 2.8 (verified: 2.14)
-	onlyTorch113 = []scatter.Profile{scatter.Torch113}                // PyTorch 1.13
-	torch2x      = []scatter.Profile{scatter.Torch2, scatter.Torch26} // PyTorch 2 (verified: 2.6, 2.14)
+	from28       = []scatter.Profile{scatter.Torch2, scatter.Torch28}                  // PyTorch ≥ 2.8 (verified: 2.8, 2.11, 2.13, 2.14)
+	from214      = []scatter.Profile{scatter.Torch2}                                   // PyTorch ≥ 2.14 (verified: 2.14)
+	onlyTorch113 = []scatter.Profile{scatter.Torch113}                                 // PyTorch 1.13
+	torch2x      = []scatter.Profile{scatter.Torch2, scatter.Torch28, scatter.Torch26} // PyTorch 2 (verified: 2.6, 2.8, 2.14)
 	before28     = []scatter.Profile{scatter.Torch113, scatter.Torch26}
+	before214    = []scatter.Profile{scatter.Torch113, scatter.Torch26, scatter.Torch28}
 )
 
 // z returns zeros of dtype dt and shape s.
@@ -179,7 +181,7 @@ func dimRules() []rulePair {
 }
 
 // indexDTypeRules: a non-empty scatter/gather index must be int64 under
-// torch-1.13 and int32 or int64 under torch-2 (≥ 2.8); index_reduce takes
+// torch-1.13 and int32 or int64 under torch-2 and torch-2.8 (≥ 2.8); index_reduce takes
 // int32 and int64 in both, even when empty; nothing else anywhere
 // (SEMANTICS.md §1.3 step 2, §6.1 step 4, §7, §10).
 func indexDTypeRules() []rulePair {
@@ -206,7 +208,7 @@ func indexDTypeRules() []rulePair {
 	}
 	int32Pair := func(op scatter.Op, dt scatter.DType, c scatter.Call, want scatter.Tensor) rulePair {
 		return rulePair{op: op, dt: dt, kind: dtypeRule, rule: "index-int32", source: src + " (int32 accepted from PyTorch 2.8); §12 #14, #115",
-			keep: Case{Call: c, Want: want, Profiles: onlyTorch2},
+			keep: Case{Call: c, Want: want, Profiles: from28},
 			brk:  Case{Call: c, WantErr: scatter.ErrIndexDType, Profiles: before28}}
 	}
 	return []rulePair{

@@ -131,7 +131,7 @@ func sizesCases() []Case {
 		}
 		profiles := []scatter.Profile(nil)
 		if idt == scatter.DTInt32 {
-			profiles = onlyTorch2
+			profiles = from28
 		}
 		op := string(scatter.OpScatterAdd)
 		add(fmt.Sprintf("%s/float32/sizes/dim=%d/index=%v", op, wideDim, idt), wideSource, []string{op, "float32", "index-dtype"}, Case{

@@ -78,7 +78,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.Uint64Var(&o.seed, "seed", 1, "the seed of the random cases")
 	fl.IntVar(&o.n, "n", 4, "random cases per combination")
 	fl.IntVar(&o.large, "large", 3, "large cases (about 1–4K elements) per operation")
-	prof := fl.String("profile", "torch-1.13", "the profile the recorded truth belongs to: torch-2, torch-2.6 or torch-1.13")
+	prof := fl.String("profile", "torch-1.13", "the profile the recorded truth belongs to: torch-2, torch-2.8, torch-2.6 or torch-1.13")
 	fl.BoolVar(&o.force, "force", false, "record even if the torch version does not match the profile")
 	fl.BoolVar(&o.verbose, "v", false, "print every disagreement with the oracle in full")
 	fl.Usage = func() {

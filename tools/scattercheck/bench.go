@@ -110,7 +110,7 @@ func benchFlags(fs *flag.FlagSet) func() (*benchConfig, error) {
 	wls := fs.String("workloads", "all", "the workloads, comma-separated: W1 to W7, or all")
 	repeat := fs.Int("repeat", defaultBenchRepeat, "timed calls per target and workload (after -warmup untimed calls per pass); the table shows their median and minimum")
 	warmup := fs.Int("warmup", defaultBenchWarmup, "untimed calls before each pass's timed calls, per target and workload")
-	profile := fs.String("profile", "torch-2", "the behaviour of the built-in backends: torch-2, torch-2.6 or torch-1.13 (only W7's bfloat16 sums differ: torch-1.13 rounds per step, as PyTorch 1.13 does)")
+	profile := fs.String("profile", "torch-2", "the behaviour of the built-in backends: torch-2, torch-2.8, torch-2.6 or torch-1.13 (only W7's bfloat16 sums differ: torch-1.13 rounds per step, as PyTorch 1.13 does)")
 	scale := fs.Int("scale", 1, fmt.Sprintf("divide every workload's sizes (and the memory copy) by this; the reference needs %d or more", refMinScale))
 	jsonPath := fs.String("json", "", "write the results as JSON to this file")
 	format := fs.String("format", "table", "the output: table, or benchstat (the samples as Go benchmark lines, for benchstat)")

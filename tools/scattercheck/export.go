@@ -113,7 +113,7 @@ func emulatedTruth(op scatter.Op) string {
 func runExport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scattercheck export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	profile := fs.String("profile", "all", "the truth: torch-2, torch-2.6, torch-1.13 or all")
+	profile := fs.String("profile", "all", "the truth: torch-2, torch-2.8, torch-2.6, torch-1.13 or all")
 	level := fs.String("level", "conformant", "the level of the allowed sets: conformant or strict")
 	ops := fs.String("ops", "", "only these operations (comma-separated)")
 	labels := fs.String("labels", "", "only the cases carrying one of these labels")

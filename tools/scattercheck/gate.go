@@ -99,7 +99,7 @@ const (
 
 func gateFlags(fs *flag.FlagSet) func() (*gateConfig, error) {
 	impl := fs.String("impl", "", "run the suite on this command, a child process speaking the protocol (PROTOCOL.md); without it, on the built-in backends")
-	profile := fs.String("profile", "", "the truth to judge against: torch-2, torch-2.6, torch-1.13 or all (default torch-2 with -impl, all without)")
+	profile := fs.String("profile", "", "the truth to judge against: torch-2, torch-2.8, torch-2.6, torch-1.13 or all (default torch-2 with -impl, all without)")
 	level := fs.String("level", "conformant", "conformant (any correct summation order) or strict (bit-exact with the canonical order)")
 	ops := fs.String("ops", "", "only these operations (comma-separated, e.g. scatter_reduce,gather)")
 	labels := fs.String("labels", "", "only the spec and fixture cases carrying one of these comma-separated labels")

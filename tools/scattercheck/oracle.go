@@ -45,7 +45,7 @@ type oracle struct {
 func runOracle(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scattercheck oracle", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	profile := fs.String("profile", "torch-2", "the default truth: torch-2, torch-2.6 or torch-1.13 (a request's \"profile\" overrides it)")
+	profile := fs.String("profile", "torch-2", "the default truth: torch-2, torch-2.8, torch-2.6 or torch-1.13 (a request's \"profile\" overrides it)")
 	level := fs.String("level", "conformant", "the default level of \"allowed\": conformant or strict (a request's \"level\" overrides it)")
 	allowed := fs.Bool("allowed", true, "add the per-element allowed sets to every answer (a request's \"allowed\" overrides it)")
 	allowedMax := fs.Int("allowed-max", defaultAllowedMax, "give per-element allowed sets only for results with at most this many elements")
@@ -182,15 +182,15 @@ func withLayout(kv []any, c scatter.Call, prof scatter.Profile) []any {
 // the path answers otherwise than the copy (the calls reference.LayoutFree
 // holds back, of the operations that path serves: PROFILES.md, "Views"),
 // it says that the answer is the call's contiguous copy's, which torch
-// 2.14 may not give; "" elsewhere (torch 2.6 and 1.13 answer such views as
-// their copies).
+// 2.14 (and PyPI's 2.8 to 2.13) may not give; "" elsewhere (Debian's
+// torch 2.6 and 1.13 answer such views as their copies).
 func layoutNote(c scatter.Call, prof scatter.Profile) string {
 	switch c.Op() {
 	case scatter.OpScatterAdd, scatter.OpScatterReduce, scatter.OpGather, scatter.OpTorchScatterAdd, scatter.OpTorchScatter:
 	default:
 		return ""
 	}
-	if prof != scatter.Torch2 || reference.LayoutFree(c) {
+	if (prof != scatter.Torch2 && prof != scatter.Torch28) || reference.LayoutFree(c) {
 		return ""
 	}
 	if op := c.Op(); op == scatter.OpTorchScatterAdd || op == scatter.OpTorchScatter {
