@@ -683,3 +683,60 @@ func TestJudgeReportFrom(t *testing.T) {
 		t.Errorf("plain scatter: %v", err)
 	}
 }
+
+// TestJudgeResultDType: an integer or bool result of another dtype is
+// rejected at both levels, though its values are right (int32 scatter_add
+// answered in int64, bool in uint8).
+func TestJudgeResultDType(t *testing.T) {
+	c := scatter.ScatterAdd{Self: scatter.FromSlice([]int32{1, 2, 3}), Index: scatter.FromSlice([]int64{0}), Src: scatter.FromSlice([]int32{5})}
+	b := scatter.ScatterAdd{Self: scatter.FromSlice([]bool{false, true}), Index: scatter.FromSlice([]int64{0}), Src: scatter.FromSlice([]bool{true})}
+	for _, lvl := range []scatter.Level{scatter.Strict, scatter.Conformant} {
+		if err := Judge(c, scatter.Torch2, lvl, scatter.Result{Out: scatter.FromSlice([]int32{6, 2, 3})}, nil); err != nil {
+			t.Errorf("%v: int32 rejected: %v", lvl, err)
+		}
+		if err := Judge(c, scatter.Torch2, lvl, scatter.Result{Out: scatter.FromSlice([]int64{6, 2, 3})}, nil); err == nil {
+			t.Errorf("%v: an int32 call answered in int64 conforms", lvl)
+		}
+		if err := Judge(b, scatter.Torch2, lvl, scatter.Result{Out: scatter.FromSlice([]uint8{1, 1})}, nil); err == nil {
+			t.Errorf("%v: a bool call answered in uint8 conforms", lvl)
+		}
+	}
+}
+
+// TestJudgeSumBoundsTight: two float32 sums past the exact enumeration
+// (more than 10 contributions) whose every order gives one value: the
+// conformant bound must stay near it. 1 + 10 × (-2^-30) is 1.0 in every
+// order (the tiny terms sum exactly and stay under half an ulp of 1), and
+// the monotone bound (1') rejects 1 + 2^-23; twelve ones sum exactly to
+// 12, and the running-error bound (4) rejects 12 + 7 ulp (the a priori
+// bound alone admits it).
+func TestJudgeSumBoundsTight(t *testing.T) {
+	tiny := make([]float32, 10)
+	for i := range tiny {
+		tiny[i] = -float32(math.Ldexp(1, -30))
+	}
+	c := scatter.ScatterAdd{Self: scatter.FromSlice([]float32{1}), Index: scatter.FromSlice(make([]int64, 10)), Src: scatter.FromSlice(tiny)}
+	judge := func(c scatter.Call, v float32) error {
+		return Judge(c, scatter.Torch2, scatter.Conformant, scatter.Result{Out: scatter.FromSlice([]float32{v})}, nil)
+	}
+	if err := judge(c, 1); err != nil {
+		t.Errorf("1.0 rejected: %v", err)
+	}
+	for _, v := range []float32{1 + float32(math.Ldexp(1, -23)), 1 + float32(math.Ldexp(1, -22))} {
+		if judge(c, v) == nil {
+			t.Errorf("1 + 10 × (-2^-30): %v conforms", v)
+		}
+	}
+	ones := make([]float32, 12)
+	for i := range ones {
+		ones[i] = 1
+	}
+	c = scatter.ScatterAdd{Self: scatter.FromSlice([]float32{0}), Index: scatter.FromSlice(make([]int64, 12)), Src: scatter.FromSlice(ones)}
+	if err := judge(c, 12); err != nil {
+		t.Errorf("12 rejected: %v", err)
+	}
+	ulp := float32(math.Ldexp(1, -20)) // float32's spacing at 12
+	if judge(c, 12+7*ulp) == nil {
+		t.Errorf("twelve ones: 12 + 7 ulp conforms")
+	}
+}

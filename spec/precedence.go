@@ -118,5 +118,22 @@ func precedenceCases() []Case {
 		c.Source = e.source + ": the earlier check's error"
 		cs = append(cs, c)
 	}
+	// scatter_'s scalar value is converted as the kernel first writes it,
+	// and each index value checked as the kernel reaches it: the first
+	// position decides between an out-of-range index and a value past the
+	// dtype's range (torch 2.6.0, PyPI's 2.8.0 and 2.14.1)
+	for _, v := range []struct {
+		index []int64
+		want  scatter.Code
+		rule  string
+	}{{[]int64{0, 5}, scatter.ErrValueOverflow, "value-overflow-before-a-later-index-value"},
+		{[]int64{5, 0}, scatter.ErrIndexOutOfRange, "index-value-before-a-later-value-overflow"}} {
+		c := fail(scatter.Scatter{Self: z(scatter.DTInt8, 3), Index: i64(v.index...), Value: scatter.Ptr(scatter.Int(300))}, v.want)
+		c.Name = "scatter/int8/precedence/" + v.rule
+		c.Labels = []string{string(scatter.OpScatter), "int8", "precedence", v.rule, "scalar-value"}
+		c.Source = fmt.Sprintf("zeros(3, int8).scatter_(0, %v, 300): the check at the first index position the kernel reaches; run on torch 2.6.0, 2.8.0 and 2.14.1", v.index)
+		c.Profiles = torch2x
+		cs = append(cs, c)
+	}
 	return cs
 }
