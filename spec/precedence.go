@@ -135,5 +135,23 @@ func precedenceCases() []Case {
 		c.Profiles = torch2x
 		cs = append(cs, c)
 	}
+	// torch 1.13's index_reduce checks source's shape before an index
+	// value, with include_self either way (without self, the index_fill_
+	// of identities comes after): a 2-d source for a 1-d self, and a
+	// source slice that does not broadcast, with the index -1
+	for _, v := range []struct {
+		name         string
+		self, source scatter.Tensor
+	}{{"source-rank", f32(0, 0, 0), shape(f32(5), 1, 1)}, {"source-slice", z(rF32, 3, 2), full(rF32, 1, 1, 3)}} {
+		for _, exclude := range []bool{false, true} {
+			c := fail(scatter.IndexReduce{Self: v.self, Index: i64(-1), Source: v.source, Reduce: scatter.ReduceProd, ExcludeSelf: exclude}, scatter.ErrShapeMismatch)
+			c.Name = fmt.Sprintf("index_reduce/float32/precedence/%s-before-index-value/include_self=%v/torch-1.13", v.name, !exclude)
+			c.Labels = []string{string(scatter.OpIndexReduce), "float32", "precedence", v.name + "-before-index-value", "include_self"}
+			c.Source = "torch 1.13.1: " + map[string]string{"source-rank": "source.dim() (2) must one or zero for given self.dim() (1)",
+				"source-slice": "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"}[v.name] + ", before the index -1 is checked"
+			c.Profiles = onlyTorch113
+			cs = append(cs, c)
+		}
+	}
 	return cs
 }
