@@ -45,26 +45,33 @@ func (p *partial) Run(c scatter.Call) (scatter.Result, error) {
 	return p.base.Run(c)
 }
 
+// sumsAndReductions is the reference claiming scatter_add and
+// scatter_reduce on float32 and int64, and declining scatter_reduce's
+// reductions named.
+func sumsAndReductions(declined ...scatter.Reduce) *partial {
+	return &partial{
+		base:   reference.New(scatter.Torch2),
+		ops:    []scatter.Op{scatter.OpScatterAdd, scatter.OpScatterReduce},
+		dtypes: []scatter.DType{scatter.DTFloat32, scatter.DTInt64},
+		decline: func(c scatter.Call) bool {
+			x, ok := c.(scatter.ScatterReduce)
+			return ok && slices.Contains(declined, x.Reduce)
+		},
+		seen: map[string]bool{},
+	}
+}
+
 // TestSkipsUnclaimed checks that what a backend does not claim is skipped,
 // never failed: unclaimed operations (their properties skip with the
 // reason), unclaimed dtypes (never drawn), and ErrNotSupported answers
 // (the case is skipped and counted).
 func TestSkipsUnclaimed(t *testing.T) {
 	noFailFiles(t)
-	b := &partial{
-		base:   reference.New(scatter.Torch2),
-		ops:    []scatter.Op{scatter.OpScatterAdd, scatter.OpScatterReduce},
-		dtypes: []scatter.DType{scatter.DTFloat32, scatter.DTInt64},
-		// three of the five reductions: a run of the short tier misses
-		// them all only when every case is a sum or a mean, about
-		// (2/5)^cases (with prod alone, (4/5)^cases, a run failed now
-		// and then: 30 runs in a row pass with the three)
-		decline: func(c scatter.Call) bool {
-			x, ok := c.(scatter.ScatterReduce)
-			return ok && (x.Reduce == scatter.ReduceProd || x.Reduce == scatter.ReduceAmax || x.Reduce == scatter.ReduceAmin)
-		},
-		seen: map[string]bool{},
-	}
+	// three of the five reductions: a run of the short tier misses them
+	// all only when every case is a sum or a mean, about (2/5)^cases
+	// (with prod alone, (4/5)^cases, a run failed now and then: 30 runs
+	// in a row pass with the three)
+	b := sumsAndReductions(scatter.ReduceProd, scatter.ReduceAmax, scatter.ReduceAmin)
 	rec := &recorder{name: t.Name()}
 	rep := properties.CheckTB(rec, properties.Target{Backend: b, Profile: scatter.Torch2}, properties.Budget{Tier: properties.TierShort})
 	if rep.Failed() || rec.failed {
@@ -102,16 +109,7 @@ func TestSkipsUnclaimed(t *testing.T) {
 // no call that should succeed was judged.
 func TestSkipsUnjudged(t *testing.T) {
 	noFailFiles(t)
-	b := &partial{
-		base:   reference.New(scatter.Torch2),
-		ops:    []scatter.Op{scatter.OpScatterAdd, scatter.OpScatterReduce},
-		dtypes: []scatter.DType{scatter.DTFloat32, scatter.DTInt64},
-		decline: func(c scatter.Call) bool {
-			x, ok := c.(scatter.ScatterReduce)
-			return ok && x.Reduce == scatter.ReduceMean
-		},
-		seen: map[string]bool{},
-	}
+	b := sumsAndReductions(scatter.ReduceMean)
 	rec := &recorder{name: t.Name()}
 	rep := properties.CheckTB(rec, properties.Target{Backend: b, Profile: scatter.Torch2},
 		properties.Budget{Tier: properties.TierShort, Match: "^(metamorphic/mean-is-sum-over-count|differential/scatter_add)$"})

@@ -461,18 +461,13 @@ func givenIndex(idx, given []int) []int {
 // does: self, torch_scatter's out, or "initial" for the fill value or
 // zeros torch_scatter (without out) and the F# scatter start from.
 func initName(c scatter.Call) string {
-	switch c := c.(type) {
-	case scatter.TorchScatter:
-		if !c.Out.IsZero() {
+	switch c.Op() {
+	case scatter.OpTorchScatter, scatter.OpTorchScatterAdd:
+		if out := c.Tensors()["out"]; !out.IsZero() {
 			return "out"
 		}
 		return "initial"
-	case scatter.TorchScatterAdd:
-		if !c.Out.IsZero() {
-			return "out"
-		}
-		return "initial"
-	case scatter.TensorScatter:
+	case scatter.OpTensorScatter:
 		return "initial"
 	}
 	return "self"

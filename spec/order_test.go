@@ -64,51 +64,30 @@ func (r reversed) Info() scatter.Info {
 
 func (r reversed) Run(c scatter.Call) (scatter.Result, error) {
 	c = scatter.CloneCall(c)
-	switch x := c.(type) {
-	case scatter.ScatterAdd:
-		x.Src = flipRows(x.Src)
-		c = x
-	case scatter.Scatter:
-		x.Src = flipRows(x.Src)
-		c = x
-	case scatter.ScatterReduce:
-		x.Src = flipRows(x.Src)
-		c = x
-	case scatter.IndexReduce:
-		x.Source = flipRows(x.Source)
-		c = x
-	case scatter.TorchScatter:
-		x.Src = flipRows(x.Src)
-		c = x
-	case scatter.TensorScatter:
-		x.Src = flipRows(x.Src)
-		c = x
+	for name, t := range c.Tensors() {
+		if name == "src" || name == "source" {
+			flipRows(t) // the clone's own storage, which the call holds
+		}
 	}
 	return r.Backend.Run(c)
 }
 
-// flipRows reverses each row (the last dimension) of a float tensor.
-func flipRows(t scatter.Tensor) scatter.Tensor {
+// flipRows reverses, in place, each row (the last dimension) of a
+// contiguous float32 or float64 tensor.
+func flipRows(t scatter.Tensor) {
 	n := t.Shape[len(t.Shape)-1]
-	flip := func(v []float64) {
-		for i := 0; i < len(v); i += n {
-			slices.Reverse(v[i : i+n])
-		}
+	switch v := t.Data.(type) {
+	case []float32:
+		reverseRows(v, n)
+	case []float64:
+		reverseRows(v, n)
 	}
-	if v, ok := scatter.Values[float64](t); ok {
-		flip(v)
-		return scatter.FromSlice(v, t.Shape...)
+}
+
+func reverseRows[T any](v []T, n int) {
+	for i := 0; i < len(v); i += n {
+		slices.Reverse(v[i : i+n])
 	}
-	v, _ := scatter.Values[float32](t)
-	w := make([]float64, len(v))
-	for i, x := range v {
-		w[i] = float64(x)
-	}
-	flip(w)
-	for i, x := range w {
-		v[i] = float32(x)
-	}
-	return scatter.FromSlice(v, t.Shape...)
 }
 
 // TestOrderCases: every case of orderCases passes a backend that folds

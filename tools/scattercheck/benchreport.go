@@ -254,33 +254,28 @@ func (r *benchReport) finish() {
 // target timed anything, the run is not OK: a bench that measured
 // nothing must not pass a CI job.
 func (r *benchReport) noteUntimed() {
-	timedAny := false
+	timed, declined, reason := map[string]int{}, map[string]int{}, map[string]string{}
+	timedAll := 0
 	for _, w := range r.Workloads {
 		for _, res := range w.Results {
-			timedAny = timedAny || res.Status == benchOK
-		}
-	}
-	for _, t := range r.Targets {
-		timed, declined, reason := 0, 0, ""
-		for _, w := range r.Workloads {
-			for _, res := range w.Results {
-				switch {
-				case res.Label != t.Label:
-				case res.Status == benchOK:
-					timed++
-				case res.Status == benchUnsupported:
-					declined++
-					if reason == "" {
-						reason = res.Reason
-					}
+			switch res.Status {
+			case benchOK:
+				timed[res.Label]++
+				timedAll++
+			case benchUnsupported:
+				declined[res.Label]++
+				if reason[res.Label] == "" {
+					reason[res.Label] = res.Reason
 				}
 			}
 		}
-		if timed == 0 && declined > 0 {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s timed no workload: it declined %d of %d (%s)", t.Label, declined, len(r.Workloads), reason))
+	}
+	for _, t := range r.Targets {
+		if timed[t.Label] == 0 && declined[t.Label] > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s timed no workload: it declined %d of %d (%s)", t.Label, declined[t.Label], len(r.Workloads), reason[t.Label]))
 		}
 	}
-	if !timedAny && len(r.Workloads) > 0 && r.Incomplete == "" {
+	if timedAll == 0 && len(r.Workloads) > 0 && r.Incomplete == "" {
 		r.OK = false
 	}
 }
